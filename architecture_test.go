@@ -37,10 +37,10 @@ var layers = []struct {
 		[]string{"rest", "rest/openapiclient", "root"}},
 	{"operations: GraphQL; the automation runner, a client of them as REST is",
 		[]string{"graph/...", "webhooks/autorun"}},
-	{"domains: leads, the lending flows, access, documents and lead imports, seeding; delivery, signing, inbound; the dialer's rules",
-		[]string{"leads", "lending", "access", "documents", "leadimport", "seed", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
-	{"subsystems: the reports, the rollups they read, the agents board",
-		[]string{"analytics", "analytics/rollup", "dialer/board"}},
+	{"domains: leads, the lending flows, access, people's sign-ins, documents and lead imports, seeding; delivery, signing, inbound; the dialer's rules; notes, tasks, a person's day; saved views; renewals",
+		[]string{"leads", "lending", "access", "people", "documents", "leadimport", "seed", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer", "notes", "tasks", "myday", "views", "renewals"}},
+	{"subsystems: the reports, the rollups they read, the agents board, the leads' history, notifications",
+		[]string{"analytics", "analytics/rollup", "dialer/board", "activity", "notify"}},
 	{"store: the store and the helpers that read and write through it",
 		[]string{"internal/store/...", "internal/reqbody", "internal/errclass"}},
 	{"ent: schemas, hooks and generated code; the outbox writer; the privacy rules; the funnel's predicates",
@@ -48,7 +48,7 @@ var layers = []struct {
 	{"leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer, signals, the bus; the analytics definitions the schema reads; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"analytics/decision", "analytics/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
-			"internal/period", "internal/signals", "internal/stagesread", "internal/bus", "internal/text", "internal/token", "internal/txstate", "internal/viewer"}},
+			"internal/password", "internal/history", "internal/period", "internal/signals", "internal/stagesread", "internal/bus", "internal/text", "internal/token", "internal/txstate", "internal/viewer"}},
 }
 
 // layer ranks a package of this module (higher is further up), or -1 when

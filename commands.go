@@ -294,6 +294,9 @@ func runSeed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads int, lend
 	if err := analytics.RebuildRollups(ctx, db.Client, orgID); err != nil {
 		return err
 	}
+	if err := db.AfterBulkLoad(ctx); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "seeded %d leads, %d agents, %d call events in %s\n", leads, agents, events, time.Since(started).Round(time.Millisecond))
 	return nil
 }

@@ -3,12 +3,17 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
+	"github.com/lendingpipe/svc/people"
+	"github.com/lendingpipe/svc/renewals"
+	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -31,6 +36,9 @@ type config struct {
 	// StorageSweep is how often files no record names are removed, and
 	// how old such a file must be.
 	StorageSweep time.Duration
+	// RenewalSweep is how often deals whose renewal came due are announced
+	// (deal.renewal_eligible): an announcement is at most this late.
+	RenewalSweep time.Duration
 	// AuditRetention is how long the audit log keeps an action.
 	AuditRetention time.Duration
 	// DrainDelay is how long a stopping server keeps serving while /readyz
@@ -41,6 +49,15 @@ type config struct {
 	GraphQL                     graph.HandlerConfig
 	// Tracing is whether traces go to an OTLP endpoint (OTEL_*).
 	Tracing telemetry.TracingConfig
+	// SignIn are people's sign-in settings (SVC_SESSION_*);
+	// InsecureCookies drops the session cookie's Secure attribute
+	// (SVC_INSECURE_COOKIES=true, for plain-HTTP development).
+	SignIn          people.Settings
+	InsecureCookies bool
+	// OIDC is single sign-on's provider (SVC_OIDC_*), nil when off;
+	// PublicURL the service's external base URL (SVC_PUBLIC_URL).
+	OIDC      *rest.OIDCConfig
+	PublicURL string
 
 	// DefaultDatabase is set when SVC_DATABASE_URL is unset: only then may
 	// serve, creating the file, add the demo organization by itself.
@@ -56,6 +73,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxBodyBytes:    1 << 20,
 		AuditRetention:  store.DefaultAuditRetention,
 		StorageSweep:    10 * time.Minute,
+		RenewalSweep:    renewals.DefaultSweep,
 		ShutdownTimeout: 30 * time.Second,
 		Webhooks:        webhooks.DefaultConfig(),
 	}
@@ -120,6 +138,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("SVC_STORAGE_SWEEP must be a duration of at least 1s, such as 10m, got %q", v)
 		}
 	}
+	if v := getenv("SVC_RENEWAL_SWEEP"); v != "" {
+		if c.RenewalSweep, err = time.ParseDuration(v); err != nil || c.RenewalSweep < time.Second {
+			return c, fmt.Errorf("SVC_RENEWAL_SWEEP must be a duration of at least 1s, such as 1m, got %q", v)
+		}
+	}
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
@@ -128,7 +151,76 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.Tracing, err = telemetry.TracingFromEnv(getenv); err != nil {
 		return c, err
 	}
+	if err := loadSignInConfig(&c, getenv); err != nil {
+		return c, err
+	}
+	if err := loadSSOConfig(&c, getenv); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// loadSSOConfig reads SVC_OIDC_ISSUER, SVC_OIDC_CLIENT_ID and
+// SVC_OIDC_CLIENT_SECRET, all three or none, and SVC_PUBLIC_URL.
+func loadSSOConfig(c *config, getenv func(string) string) error {
+	if v := getenv("SVC_PUBLIC_URL"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("SVC_PUBLIC_URL must be the service's external base URL, such as https://pipeline.example.com, got %q", v)
+		}
+		c.PublicURL = strings.TrimSuffix(v, "/")
+	}
+	names := []string{"SVC_OIDC_ISSUER", "SVC_OIDC_CLIENT_ID", "SVC_OIDC_CLIENT_SECRET"}
+	var set, unset []string
+	for _, name := range names {
+		if getenv(name) != "" {
+			set = append(set, name)
+		} else {
+			unset = append(unset, name)
+		}
+	}
+	switch len(set) {
+	case 0:
+		return nil
+	case len(names):
+	default:
+		return fmt.Errorf("single sign-on needs SVC_OIDC_ISSUER, SVC_OIDC_CLIENT_ID and SVC_OIDC_CLIENT_SECRET together: %s set, %s not",
+			strings.Join(set, ", "), strings.Join(unset, ", "))
+	}
+	issuer := getenv("SVC_OIDC_ISSUER")
+	if u, err := url.Parse(issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("SVC_OIDC_ISSUER must be the provider's issuer URL, such as https://accounts.google.com, got %q", issuer)
+	}
+	c.OIDC = &rest.OIDCConfig{Issuer: issuer, ClientID: getenv("SVC_OIDC_CLIENT_ID"), ClientSecret: getenv("SVC_OIDC_CLIENT_SECRET")}
+	return nil
+}
+
+// loadSignInConfig reads SVC_SESSION_IDLE_TIMEOUT, SVC_SESSION_LIFETIME
+// and SVC_INSECURE_COOKIES.
+func loadSignInConfig(c *config, getenv func(string) string) error {
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"SVC_SESSION_IDLE_TIMEOUT", &c.SignIn.IdleTimeout}, {"SVC_SESSION_LIFETIME", &c.SignIn.Lifetime}} {
+		if v := getenv(d.name); v != "" {
+			var err error
+			if *d.dst, err = time.ParseDuration(v); err != nil || *d.dst < time.Minute {
+				return fmt.Errorf("%s must be a duration of at least 1m, such as 12h, got %q", d.name, v)
+			}
+		}
+	}
+	c.SignIn = c.SignIn.WithDefaults()
+	if c.SignIn.IdleTimeout > c.SignIn.Lifetime {
+		return fmt.Errorf("SVC_SESSION_IDLE_TIMEOUT (%s) must not exceed SVC_SESSION_LIFETIME (%s)", c.SignIn.IdleTimeout, c.SignIn.Lifetime)
+	}
+	switch v := getenv("SVC_INSECURE_COOKIES"); v {
+	case "", "false":
+	case "true":
+		c.InsecureCookies = true
+	default:
+		return fmt.Errorf("SVC_INSECURE_COOKIES must be true or false, got %q", v)
+	}
+	return nil
 }
 
 // loadShutdownConfig reads SVC_DRAIN_DELAY and SVC_SHUTDOWN_TIMEOUT.

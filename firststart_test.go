@@ -36,16 +36,17 @@ func waitFor(t *testing.T, out *syncBuffer, want string) {
 	}
 }
 
-// serving runs `svc args...` through run until check (given the base URL
-// and what the server printed) returns, and returns what it printed.
-func serving(t *testing.T, env map[string]string, args []string, check func(base, stdout string)) string {
+// serving runs `svc args...` through run until it has printed until and
+// check (given the base URL and what the server printed) returns, and
+// returns what it printed.
+func serving(t *testing.T, env map[string]string, args []string, until string, check func(base, stdout string)) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, &stdout, &stderr) }()
-	waitFor(t, &stdout, "Playground")
+	waitFor(t, &stdout, until)
 	if check != nil {
 		check("http://"+env["SVC_ADDR"], stdout.String())
 	}
@@ -176,12 +177,14 @@ func TestDemoFlag(t *testing.T) {
 	url := storetest.URL(t)
 	env := map[string]string{"SVC_ADDR": freeAddr(t), "SVC_DATABASE_URL": url}
 
-	out := serving(t, env, []string{"serve"}, nil)
+	out := serving(t, env, []string{"serve"}, "Playground", nil)
 	if strings.Contains(out, "API key") || demoOrgs(t, url) != 0 {
 		t.Fatalf("serve without --demo on a configured database made the demo organization:\n%s", out)
 	}
 
-	out = serving(t, env, []string{"serve", "--demo"}, func(base, out string) {
+	// The demo organization is made after the banner: its key is printed
+	// once it is.
+	out = serving(t, env, []string{"serve", "--demo"}, "API key (shown once): ", func(base, out string) {
 		checkDemo(t, base, lineAfter(t, out, "API key (shown once): "))
 	})
 	banner, _, _ := strings.Cut(out, "Created demo organization")
@@ -198,7 +201,7 @@ func TestDemoFlag(t *testing.T) {
 		}
 	}
 
-	out = serving(t, env, []string{"--demo"}, nil) // serve is the default command
+	out = serving(t, env, []string{"--demo"}, "Playground", nil) // serve is the default command
 	if strings.Contains(out, "API key") {
 		t.Errorf("a second --demo printed a key:\n%s", out)
 	}

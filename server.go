@@ -23,6 +23,8 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/leadimport"
+	"github.com/lendingpipe/svc/people"
+	"github.com/lendingpipe/svc/renewals"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/seed"
@@ -92,6 +94,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		Handler: root.Handler(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
 			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL, Draining: draining.Load,
+			People: people.New(cfg.SignIn), InsecureCookies: cfg.InsecureCookies, OIDC: cfg.OIDC, PublicURL: cfg.PublicURL,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -103,7 +106,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	printBanner(stdout, ln.Addr(), db.Dialect, demo)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go maintainHourly(ctx, db, cfg.AuditRetention, logger)
+	go maintainHourly(ctx, db, cfg.AuditRetention, cfg.SignIn.IdleTimeout, logger)
 	go maintainRollups(ctx, db, logger)
 	go maintainFiles(ctx, db, cfg.StorageSweep, logger)
 	if _, sqlite := store.SQLiteFile(cfg.DatabaseURL); cfg.StorageURL == "" && !sqlite {
@@ -120,6 +123,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	workerDone := make(chan struct{})
 	go func() { autorun.Background(ctx, db, cfg.Webhooks, time.Now, logger); close(workerDone) }()
 	defer func() { <-workerDone }()
+	// The renewal sweeper announces deals as their renewal comes due; it
+	// ends with ctx, before the database closes.
+	sweeperDone := make(chan struct{})
+	go func() { renewals.Run(ctx, db.Client, cfg.RenewalSweep, time.Now, logger); close(sweeperDone) }()
+	defer func() { <-sweeperDone }()
 	select {
 	case err := <-errc:
 		return err
@@ -205,6 +213,8 @@ func printBanner(w io.Writer, addr net.Addr, dialect string, demo *seed.Demo) {
 	}
 	fmt.Fprintf(w, "Created demo organization %s (%s): %d advisors and %d agents in team %s, %d leads; %d lenders, %d applications, %d funded deal.\n",
 		seed.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, seed.DemoTeam, demo.Leads, demo.Lenders, demo.Applications, demo.Deals)
+	fmt.Fprintf(w, "Sign in to the console as %s (admin): set a password at %s/console/#/accept/%s (once, within 72 hours)\n",
+		demo.Admin, base, demo.Invitation)
 	fmt.Fprintf(w, "API key (shown once): %s\n", demo.APIKey)
 	fmt.Fprintf(w, "  scopes: %s\n", strings.Join(demo.Scopes, ", "))
 	fmt.Fprintf(w, "Dialer connector token (shown once): %s\n", demo.ConnectorToken)
@@ -226,9 +236,11 @@ func browsable(addr net.Addr) string {
 }
 
 // maintainHourly keeps planner statistics fresh as the data grows and
-// deletes what is past its retention (expired idempotency keys; webhook
-// events, deliveries and attempts older than webhooks.Retention).
-func maintainHourly(ctx context.Context, db *store.DB, auditRetention time.Duration, logger *slog.Logger) {
+// deletes what is past its retention (expired idempotency keys; ended
+// sessions, failed sign-ins no lockout reads and single sign-ons never
+// finished; webhook events, deliveries and attempts older than
+// webhooks.Retention).
+func maintainHourly(ctx context.Context, db *store.DB, auditRetention, sessionIdle time.Duration, logger *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -250,6 +262,17 @@ func maintainHourly(ctx context.Context, db *store.DB, auditRetention time.Durat
 			logger.Warn("purging the audit log", "err", err)
 		} else if n > 0 {
 			logger.Info("purged old audit log entries", "count", n)
+		}
+		if n, err := people.PurgeSessions(ctx, db.Client, now, sessionIdle); err != nil {
+			logger.Warn("purging ended sessions", "err", err)
+		} else if n > 0 {
+			logger.Info("purged ended sessions", "count", n)
+		}
+		if _, err := people.PurgeFailures(ctx, db.Client, now); err != nil {
+			logger.Warn("purging failed sign-ins", "err", err)
+		}
+		if _, err := people.PurgeFlows(ctx, db.Client, now); err != nil {
+			logger.Warn("purging unfinished single sign-ons", "err", err)
 		}
 		if n, err := webhooks.Purge(ctx, db.Client, now.Add(-webhooks.Retention)); err != nil {
 			logger.Warn("purging old webhook events", "err", err)

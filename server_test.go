@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -200,6 +201,38 @@ func TestWebsocketSettings(t *testing.T) {
 	}
 }
 
+// TestSingleSignOnSettings: the three SVC_OIDC_* settings come together or
+// not at all, and SVC_PUBLIC_URL must be a base URL; a start-up error names
+// what is wrong.
+func TestSingleSignOnSettings(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := loadConfig(env(nil))
+	if err != nil || c.OIDC != nil || c.PublicURL != "" {
+		t.Fatalf("unset: %+v %q, %v; want single sign-on off", c.OIDC, c.PublicURL, err)
+	}
+	all := map[string]string{"SVC_OIDC_ISSUER": "https://id.example.com", "SVC_OIDC_CLIENT_ID": "svc", "SVC_OIDC_CLIENT_SECRET": "s3cret",
+		"SVC_PUBLIC_URL": "https://pipeline.example.com/"}
+	c, err = loadConfig(env(all))
+	if err != nil || c.OIDC == nil || c.OIDC.Issuer != "https://id.example.com" || c.OIDC.ClientID != "svc" ||
+		c.OIDC.ClientSecret != "s3cret" || c.PublicURL != "https://pipeline.example.com" {
+		t.Fatalf("set: %+v %q, %v", c.OIDC, c.PublicURL, err)
+	}
+	for _, missing := range []string{"SVC_OIDC_ISSUER", "SVC_OIDC_CLIENT_ID", "SVC_OIDC_CLIENT_SECRET"} {
+		kv := maps.Clone(all)
+		delete(kv, missing)
+		if _, err := loadConfig(env(kv)); err == nil || !strings.Contains(err.Error(), missing+" not") {
+			t.Errorf("without %s: %v, want an error naming it", missing, err)
+		}
+	}
+	for name, value := range map[string]string{"SVC_OIDC_ISSUER": "id.example.com", "SVC_PUBLIC_URL": "pipeline.example.com"} {
+		kv := maps.Clone(all)
+		kv[name] = value
+		if _, err := loadConfig(env(kv)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v, want an error naming it", name, value, err)
+		}
+	}
+}
+
 // TestAbuseLoadRun runs the abusive-query load run briefly: ordinary
 // requests beside the attackers all succeed, and every abusive query is
 // refused with an error, never a 5xx.
@@ -305,6 +338,12 @@ func TestFileSettings(t *testing.T) {
 	if c, err := loadConfig(one("SVC_DOCUMENT_MAX_BYTES", "1048576")); err != nil || c.GraphQL.Uploads.Document != 1<<20 {
 		t.Errorf("SVC_DOCUMENT_MAX_BYTES: %+v, %v", c.GraphQL.Uploads, err)
 	}
+	if c.RenewalSweep != time.Minute {
+		t.Errorf("SVC_RENEWAL_SWEEP's default: %s, want 1m", c.RenewalSweep)
+	}
+	if c, err := loadConfig(one("SVC_RENEWAL_SWEEP", "15s")); err != nil || c.RenewalSweep != 15*time.Second {
+		t.Errorf("SVC_RENEWAL_SWEEP: %s, %v", c.RenewalSweep, err)
+	}
 	if c, err := loadConfig(one("SVC_STORAGE_URL", "s3://docs?region=eu-west-1")); err != nil || c.StorageURL != "s3://docs?region=eu-west-1" {
 		t.Errorf("SVC_STORAGE_URL: %q, %v", c.StorageURL, err)
 	}
@@ -312,6 +351,7 @@ func TestFileSettings(t *testing.T) {
 		"SVC_DOCUMENT_MAX_BYTES": {"0", "-1", "25MiB", "1073741825"},
 		"SVC_IMPORT_MAX_BYTES":   {"0", "x"},
 		"SVC_STORAGE_SWEEP":      {"0s", "10ms", "soon"},
+		"SVC_RENEWAL_SWEEP":      {"0s", "500ms", "daily"},
 	} {
 		for _, v := range bad {
 			if _, err := loadConfig(one(name, v)); err == nil || !strings.Contains(err.Error(), name) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
@@ -43,6 +44,9 @@ type NewKey struct {
 	// ExpiresAt, when set, is when the key stops working; it must be later
 	// than now.
 	ExpiresAt *time.Time
+	// UserID, when set, is the user of the organization the key acts as
+	// (PRODUCT 9.4); not a deactivated one.
+	UserID *uuid.UUID
 }
 
 // admin is the organization of a caller who may manage its access (the
@@ -86,7 +90,16 @@ func CreateKey(ctx context.Context, c *ent.Client, in NewKey) (string, *ent.APIK
 			return "", nil, apperr.Invalid("expiresAt", "must be within 10 years of now")
 		}
 	}
-	return store.CreateKey(ctx, c, org, store.KeySpec{Kind: "live", Name: name, Scopes: in.Scopes, ExpiresAt: in.ExpiresAt})
+	if in.UserID != nil {
+		active, err := c.User.Query().Where(user.ID(*in.UserID), user.OrgID(org), user.DeactivatedAtIsNil()).Exist(rule.SystemContext(ctx))
+		if err != nil {
+			return "", nil, fmt.Errorf("looking up the key's user: %w", err)
+		}
+		if !active {
+			return "", nil, apperr.Invalid("userId", "no active user %s in this organization", *in.UserID)
+		}
+	}
+	return store.CreateKey(ctx, c, org, store.KeySpec{Kind: "live", Name: name, Scopes: in.Scopes, ExpiresAt: in.ExpiresAt, UserID: in.UserID})
 }
 
 // RevokeKey stops the key working: at once on this server, within
@@ -167,7 +180,7 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 			return rotated{}, apperr.New(apperr.Conflict, "the key %s has expired; create a new one", old.DisplayPrefix)
 		}
 		secret, key, err := store.CreateKey(ctx, c, org, store.KeySpec{Kind: "live", Name: old.Name,
-			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt})
+			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt, UserID: old.UserID})
 		if err != nil {
 			return rotated{}, err
 		}

@@ -63,9 +63,12 @@ type Request struct {
 	// RollupZone is the zone the organization's rollups are cut in, ""
 	// when they are not built: reports in that zone read them (rollups.go).
 	RollupZone string
-	// Dialect is the database's SQL dialect, for the one read built
-	// directly (decisionHistogram).
+	// Dialect is the database's SQL dialect, for the reads built directly
+	// (decisionHistogram, the middle decisions).
 	Dialect string
+	// lenders limits the lenders report to these lenders; nil is every
+	// lender (LenderRecords asks for some).
+	lenders []uuid.UUID
 }
 
 // From is the range's first instant.

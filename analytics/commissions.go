@@ -23,6 +23,7 @@ import (
 // range, and the payments made in it.
 type CommissionsReport struct {
 	Totals    CommissionTotals   `json:"totals"`
+	Renewal   RenewalCommissions `json:"renewal" description:"Of the totals, the commissions of renewal deals (isRenewal)."`
 	Series    []CommissionBucket `json:"series" description:"Every payment and clawback dated in the range, by the bucket of its paidAt: every bucket, empty ones with zeros."`
 	ByAdvisor []CommissionGroup  `json:"byAdvisor" description:"The totals by advisor: most expected first, then by name and id; commissions without an advisor are left out."`
 	ByLender  []CommissionGroup  `json:"byLender" description:"The totals by lender, as byAdvisor."`
@@ -34,6 +35,18 @@ type CommissionTotals struct {
 	Paid        money.Amount `json:"paid" description:"The payments' sum, gross of clawbacks, whenever paid."`
 	Outstanding money.Amount `json:"outstanding" description:"The sum of what is still owed on each: max(expectedAmount - paidAmount, 0)."`
 	ClawedBack  money.Amount `json:"clawedBack" description:"The clawbacks' sum, whenever recorded."`
+}
+
+// RenewalCommissions sums the commissions of the renewal deals funded in
+// the range, as the totals sum all of them.
+type RenewalCommissions struct {
+	Expected money.Amount `json:"expected" description:"Their expected amounts' sum."`
+	Paid     money.Amount `json:"paid" description:"Their payments' sum, gross of clawbacks, whenever paid."`
+}
+
+func (r *RenewalCommissions) add(o RenewalCommissions) {
+	r.Expected += o.Expected
+	r.Paid += o.Paid
 }
 
 // CommissionBucket is one period of payments and clawbacks.
@@ -82,7 +95,8 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 		return commissionsRolledUp(ctx, c, q, days)
 	}
 	cms, err := c.Commission.Query().Where(commissionsIn(q)...).
-		Select(commission.FieldLenderID, commission.FieldAdvisorID, commission.FieldExpectedAmount, commission.FieldPaidAmount).
+		Select(commission.FieldLenderID, commission.FieldAdvisorID, commission.FieldExpectedAmount, commission.FieldPaidAmount,
+			commission.FieldIsRenewal).
 		All(sys(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("reading the commissions: %w", err)
@@ -92,18 +106,22 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 		return nil, err
 	}
 	var totals CommissionTotals
+	var renewal RenewalCommissions
 	advisors, lenders := map[uuid.UUID]*CommissionTotals{}, map[uuid.UUID]*CommissionTotals{}
 	for _, cm := range cms {
 		g := gross[cm.ID]
 		row := CommissionTotals{Expected: cm.ExpectedAmount, Paid: g.Paid, ClawedBack: g.ClawedBack,
 			Outstanding: max(cm.ExpectedAmount-cm.PaidAmount, 0)}
 		totals.add(row)
+		if cm.IsRenewal {
+			renewal.add(RenewalCommissions{Expected: row.Expected, Paid: row.Paid})
+		}
 		tally(lenders, cm.LenderID, row)
 		if cm.AdvisorID != nil {
 			tally(advisors, *cm.AdvisorID, row)
 		}
 	}
-	r := &CommissionsReport{Totals: totals}
+	r := &CommissionsReport{Totals: totals, Renewal: renewal}
 	if r.Series, err = paymentSeries(ctx, c, q); err != nil {
 		return nil, err
 	}

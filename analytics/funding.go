@@ -32,13 +32,17 @@ type FundingTotals struct {
 	FundedAmount       money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
 	AverageAmount      money.Amount `json:"averageAmount" description:"fundedAmount / deals, half-even to the cent; 0.00 without deals."`
 	ExpectedCommission money.Amount `json:"expectedCommission" description:"Their expected commissions' sum."`
+	RenewalDeals       int          `json:"renewalDeals" openapi:"count" description:"Of the deals, the renewals (isRenewal: funded from an application that renews an earlier deal of its lead)."`
+	RenewalAmount      money.Amount `json:"renewalAmount" description:"The renewals' funded amounts' sum."`
 }
 
 // FundingBucket is one period of the funding series.
 type FundingBucket struct {
-	PeriodStart  string       `json:"periodStart" openapi:"date" description:"The bucket's first day in the report's time zone."`
-	Deals        int          `json:"deals" openapi:"count" description:"Deals funded in the bucket."`
-	FundedAmount money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
+	PeriodStart   string       `json:"periodStart" openapi:"date" description:"The bucket's first day in the report's time zone."`
+	Deals         int          `json:"deals" openapi:"count" description:"Deals funded in the bucket."`
+	FundedAmount  money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
+	RenewalDeals  int          `json:"renewalDeals" openapi:"count" description:"Of them, the renewals."`
+	RenewalAmount money.Amount `json:"renewalAmount" description:"The renewals' funded amounts' sum."`
 }
 
 // FundingGroup is the deals of one lender or advisor.
@@ -65,20 +69,11 @@ func Funding(ctx context.Context, c *ent.Client, q *Request) (*FundingReport, er
 	if days, ok := q.rolledUp(); ok {
 		return fundingRolledUp(ctx, c, q, days)
 	}
-	var totals []struct {
-		Deals      int          `json:"deals"`
-		Funded     money.Amount `json:"funded"`
-		Commission money.Amount `json:"commission"`
+	totals, err := fundingTotals(ctx, c, q)
+	if err != nil {
+		return nil, err
 	}
-	err := c.FundedDeal.Query().Where(dealsIn(q)...).Aggregate(countAs("deals"),
-		sumOf(fundeddeal.FieldFundedAmount, "funded"), sumOf(fundeddeal.FieldExpectedCommission, "commission")).
-		Scan(sys(ctx), &totals)
-	if err != nil || len(totals) != 1 {
-		return nil, fmt.Errorf("summing the deals: %w", err)
-	}
-	t := totals[0]
-	r := &FundingReport{Totals: FundingTotals{Deals: t.Deals, FundedAmount: t.Funded,
-		AverageAmount: average(t.Funded, t.Deals), ExpectedCommission: t.Commission}}
+	r := &FundingReport{Totals: totals}
 	if r.Series, err = fundingSeries(ctx, c, q); err != nil {
 		return nil, err
 	}
@@ -91,14 +86,44 @@ func Funding(ctx context.Context, c *ent.Client, q *Request) (*FundingReport, er
 	return r, nil
 }
 
+// fundingTotals sums the deals, renewals apart: a row per value of
+// is_renewal, added up.
+func fundingTotals(ctx context.Context, c *ent.Client, q *Request) (FundingTotals, error) {
+	var rows []struct {
+		Renewal    bool         `json:"is_renewal"`
+		Deals      int          `json:"deals"`
+		Funded     money.Amount `json:"funded"`
+		Commission money.Amount `json:"commission"`
+	}
+	err := c.FundedDeal.Query().Where(dealsIn(q)...).GroupBy(fundeddeal.FieldIsRenewal).Aggregate(countAs("deals"),
+		sumOf(fundeddeal.FieldFundedAmount, "funded"), sumOf(fundeddeal.FieldExpectedCommission, "commission")).
+		Scan(sys(ctx), &rows)
+	if err != nil {
+		return FundingTotals{}, fmt.Errorf("summing the deals: %w", err)
+	}
+	var t FundingTotals
+	for _, r := range rows {
+		t.Deals += r.Deals
+		t.FundedAmount += r.Funded
+		t.ExpectedCommission += r.Commission
+		if r.Renewal {
+			t.RenewalDeals += r.Deals
+			t.RenewalAmount += r.Funded
+		}
+	}
+	t.AverageAmount = average(t.FundedAmount, t.Deals)
+	return t, nil
+}
+
 // fundingSeries buckets the deals by fundedAt in the report's zone.
 func fundingSeries(ctx context.Context, c *ent.Client, q *Request) ([]FundingBucket, error) {
 	var deals []struct {
 		FundedAt time.Time    `json:"funded_at"`
 		Amount   money.Amount `json:"funded_amount"`
+		Renewal  bool         `json:"is_renewal"`
 	}
 	err := c.FundedDeal.Query().Where(dealsIn(q)...).
-		Select(fundeddeal.FieldFundedAt, fundeddeal.FieldFundedAmount).Scan(sys(ctx), &deals)
+		Select(fundeddeal.FieldFundedAt, fundeddeal.FieldFundedAmount, fundeddeal.FieldIsRenewal).Scan(sys(ctx), &deals)
 	if err != nil {
 		return nil, fmt.Errorf("reading the deals' times: %w", err)
 	}
@@ -111,6 +136,10 @@ func fundingSeries(ctx context.Context, c *ent.Client, q *Request) ([]FundingBuc
 		if i := period.Index(buckets, d.FundedAt); i >= 0 {
 			out[i].Deals++
 			out[i].FundedAmount += d.Amount
+			if d.Renewal {
+				out[i].RenewalDeals++
+				out[i].RenewalAmount += d.Amount
+			}
 		}
 	}
 	return out, nil

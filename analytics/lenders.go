@@ -35,6 +35,9 @@ type LenderStats struct {
 	FundedAmount            money.Amount           `json:"fundedAmount" description:"The sum of the funded ones' deals."`
 	MedianSecondsToDecision *int                   `json:"medianSecondsToDecision" openapi:"count" description:"The lower median of the whole seconds (rounded down) from submission to decision, over the decided ones; null when none is decided."`
 	DeclineCategories       []DeclineCategoryCount `json:"declineCategories" description:"The declined ones by declineCategory (other when none was given), most first, then by category."`
+	// middle is the middle one or two of the decision seconds, in order
+	// (the lender matches' median is their mean).
+	middle []int
 }
 
 // DeclineCategoryCount is the declines of one category.
@@ -50,6 +53,9 @@ func submittedIn(q *Request) []predicate.Application {
 		application.SubmittedAtGTE(q.Range.Start), application.SubmittedAtLT(q.Range.End)}
 	if q.People != nil {
 		ps = append(ps, application.HasLeadWith(lead.PrimaryAdvisorIDIn(q.People...)))
+	}
+	if q.lenders != nil {
+		ps = append(ps, application.LenderIDIn(q.lenders...))
 	}
 	return ps
 }
@@ -162,8 +168,9 @@ func (t *lenderTally) stats(id uuid.UUID, name string, funded money.Amount) Lend
 		DeclineCategories: []DeclineCategoryCount{}}
 	if len(t.seconds) > 0 {
 		slices.Sort(t.seconds)
-		median := t.seconds[(len(t.seconds)-1)/2] // the lower median
-		s.MedianSecondsToDecision = &median
+		n := len(t.seconds)
+		s.middle = t.seconds[(n-1)/2 : n/2+1]
+		s.MedianSecondsToDecision = &s.middle[0] // the lower median
 	}
 	for cat, n := range t.declines {
 		s.DeclineCategories = append(s.DeclineCategories, DeclineCategoryCount{Category: cat, Count: n})

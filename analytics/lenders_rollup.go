@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -20,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // sumTable is a struct type to scan grouped sums into: the key columns
@@ -113,9 +115,12 @@ func lendersRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 	var order []uuid.UUID
 	keys := map[string]reflect.Type{lenderday.FieldLenderID: uuidType}
 	for _, span := range w.spans(period.YearGrain) {
-		err := scanSums(sys(ctx), c.LenderDay.Query().
-			Where(lenderday.OrgID(q.OrgID), lenderday.GrainEQ(lenderday.Grain(dealGrains[span.grain])),
-				lenderday.DayGTE(span.lo), lenderday.DayLT(span.hi)).
+		ps := []predicate.LenderDay{lenderday.OrgID(q.OrgID), lenderday.GrainEQ(lenderday.Grain(dealGrains[span.grain])),
+			lenderday.DayGTE(span.lo), lenderday.DayLT(span.hi)}
+		if q.lenders != nil {
+			ps = append(ps, lenderday.LenderIDIn(q.lenders...))
+		}
+		err := scanSums(sys(ctx), c.LenderDay.Query().Where(ps...).
 			GroupBy(lenderday.FieldLenderID).Aggregate(aggs...), keys, []string{lenderday.FieldLenderID}, sums,
 			func(k []any, v []int64) {
 				id := k[0].(uuid.UUID)
@@ -168,43 +173,62 @@ func lendersRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 }
 
 // decisionHistogram adds the decision histogram of w's whole days, each
-// span's rows with its sign. The rows (a lender's octave, its 32 bucket
-// counts) are read with a statement built here and scanned into integers
-// directly: through the generated select and its reflective scan, reading
-// them was most of the lenders report's time.
+// span's rows (a lender's octave, its 32 bucket counts) with its sign.
+// The rows come packed (packedRows), being hundreds of 34 columns: read
+// column by column, or summed by the database, reading them was most of
+// the lenders report's time.
 func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDays, at func(uuid.UUID) *lenderSums) error {
 	t := entsql.Table(decisionday.Table)
-	cols := []string{t.C(decisionday.FieldLenderID), t.C(decisionday.FieldOctave)}
+	lenderCol := t.C(decisionday.FieldLenderID)
+	cols := []string{lenderCol, t.C(decisionday.FieldOctave)}
 	for b := range decision.Buckets {
 		cols = append(cols, t.C(decision.Column(b)))
 	}
-	var (
-		lender uuid.UUID
-		octave int64
-		counts [decision.Buckets]int64
-	)
-	dest := []any{&lender, &octave}
-	for b := range counts {
-		dest = append(dest, &counts[b])
-	}
 	for _, span := range w.spans(period.YearGrain) {
-		query, args := entsql.Dialect(q.Dialect).Select(cols...).From(t).Where(entsql.And(
-			entsql.EQ(t.C(decisionday.FieldOrgID), q.OrgID),
+		where := []*entsql.Predicate{entsql.EQ(t.C(decisionday.FieldOrgID), q.OrgID),
 			entsql.EQ(t.C(decisionday.FieldGrain), string(dealGrains[span.grain])),
-			entsql.GTE(t.C(decisionday.FieldDay), span.lo), entsql.LT(t.C(decisionday.FieldDay), span.hi))).Query()
-		err := eachRow(sys(ctx), c, query, args, dest, func() {
-			s := at(lender)
-			for b, n := range counts {
-				if n != 0 {
-					s.buckets[[2]int{int(octave), b}] += span.sign * int(n)
-				}
+			entsql.GTE(t.C(decisionday.FieldDay), span.lo), entsql.LT(t.C(decisionday.FieldDay), span.hi)}
+		if q.lenders != nil {
+			where = append(where, entsql.In(lenderCol, anys(q.lenders)...))
+		}
+		query, args := entsql.Dialect(q.Dialect).Select().SelectExpr(packedRows(cols...)...).From(t).
+			Where(entsql.And(where...)).Query()
+		err := eachPacked(sys(ctx), c, query, args, len(cols), func(v []string) error {
+			lender, err := uuid.Parse(v[0])
+			if err != nil {
+				return err
 			}
+			octave, err := strconv.Atoi(v[1])
+			if err != nil {
+				return err
+			}
+			s := at(lender)
+			for b, text := range v[2:] {
+				if text == "0" {
+					continue
+				}
+				n, err := strconv.Atoi(text)
+				if err != nil {
+					return err
+				}
+				s.buckets[[2]int{octave, b}] += span.sign * n
+			}
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("reading the decision histogram: %w", err)
 		}
 	}
 	return nil
+}
+
+// anys is ids as arguments of a statement.
+func anys(ids []uuid.UUID) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
 }
 
 // lenderEdge adds the applications submitted in a partial day.
@@ -234,7 +258,8 @@ func lenderEdge(ctx context.Context, c *ent.Client, e *Request, at func(uuid.UUI
 	return nil
 }
 
-// lendersOut finishes each lender's figures, its exact median among them.
+// lendersOut finishes each lender's figures, its exact median among them
+// (with the middle decisions it is read from).
 func lendersOut(ctx context.Context, c *ent.Client, q *Request, w wholeDays, byLender map[uuid.UUID]*lenderSums) (*LendersReport, error) {
 	ids := make([]uuid.UUID, 0, len(byLender))
 	for id, s := range byLender {
@@ -246,16 +271,24 @@ func lendersOut(ctx context.Context, c *ent.Client, q *Request, w wholeDays, byL
 	if err != nil {
 		return nil, err
 	}
-	out := make([]LenderStats, 0, len(ids))
-	for _, id := range ids {
+	out := make([]LenderStats, len(ids))
+	var reads []*middleRead
+	for i, id := range ids {
 		s := byLender[id]
 		edge := s.tally.seconds
 		s.tally.seconds = nil
-		stats := s.tally.stats(id, names[id], s.amount)
-		if stats.MedianSecondsToDecision, err = medianOf(ctx, c, q, w, id, s.buckets, edge); err != nil {
+		out[i] = s.tally.stats(id, names[id], s.amount)
+		if reads, err = appendMiddleRead(reads, &out[i], s.buckets, edge); err != nil {
 			return nil, err
 		}
-		out = append(out, stats)
+	}
+	if err := readMiddles(ctx, c, q, w, reads); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if len(out[i].middle) > 0 {
+			out[i].MedianSecondsToDecision = &out[i].middle[0]
+		}
 	}
 	slices.SortFunc(out, func(a, b LenderStats) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.LenderID.String(), b.LenderID.String()))
@@ -263,9 +296,25 @@ func lendersOut(ctx context.Context, c *ent.Client, q *Request, w wholeDays, byL
 	return &LendersReport{Lenders: out}, nil
 }
 
-// medianOf is the lower median of a lender's decision seconds: those the
-// whole days' histogram counts and the edges' own (edge).
-func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, hist map[[2]int]int, edge []int) (*int, error) {
+// middleRead is the read of a lender's middle decision seconds: the
+// first-th smallest (from 0) of the n the histogram counts in [lo, hi)
+// and the one after it when into has room for two. edge are those of
+// them the edges hold (the rest are the whole days').
+type middleRead struct {
+	lender   uuid.UUID
+	lo, hi   int
+	first, n int
+	edge     []int
+	into     []int
+}
+
+// appendMiddleRead appends the read of the middle one (an odd count) or
+// two (an even count) of the lender's decision seconds, those the whole
+// days' histogram counts and the edges' own (edge), into stats.middle:
+// the first is the lower median. The histogram names the bucket holding
+// the first; the second is in it too or in the next bucket that holds
+// any, whose range the read then reaches to.
+func appendMiddleRead(reads []*middleRead, stats *LenderStats, hist map[[2]int]int, edge []int) ([]*middleRead, error) {
 	counts := make(map[[2]int]int, len(hist)+len(edge))
 	n := 0
 	for k, v := range hist {
@@ -278,80 +327,73 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 		n++
 	}
 	if n == 0 {
-		return nil, nil
+		return reads, nil
 	}
 	keys := make([][2]int, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
+	for k, v := range counts {
+		if v > 0 {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	rank := (n - 1) / 2
-	for _, k := range keys {
-		if rank >= counts[k] {
-			rank -= counts[k]
-			continue
+	rank, i := (n-1)/2, 0
+	for ; i < len(keys) && rank >= counts[keys[i]]; i++ {
+		rank -= counts[keys[i]]
+	}
+	if i == len(keys) {
+		return nil, fmt.Errorf("the decision histogram counts fewer than %d decisions", n)
+	}
+	r := &middleRead{lender: stats.LenderID, first: rank, n: counts[keys[i]], into: make([]int, 2-n%2)}
+	r.lo, r.hi = decision.Bounds(keys[i][0], keys[i][1])
+	if len(r.into) == 2 && rank == r.n-1 {
+		if i+1 == len(keys) {
+			return nil, fmt.Errorf("the decision histogram counts fewer than %d decisions", n)
 		}
-		lo, hi := decision.Bounds(k[0], k[1])
-		if !slices.ContainsFunc(edge, func(secs int) bool { return secs >= lo && secs < hi }) {
-			// The bucket's values are all in the whole days: the index
-			// walks to the rank-th itself.
-			return rankedSeconds(ctx, c, q, w, lender, lo, hi, rank, counts[k])
+		_, r.hi = decision.Bounds(keys[i+1][0], keys[i+1][1])
+		r.n += counts[keys[i+1]]
+	}
+	for _, secs := range edge {
+		if secs >= r.lo && secs < r.hi {
+			r.edge = append(r.edge, secs)
 		}
-		values, err := bucketSeconds(ctx, c, q, w, lender, lo, hi)
-		if err != nil {
-			return nil, err
+	}
+	stats.middle = r.into
+	return append(reads, r), nil
+}
+
+// readMiddles reads the lenders' middle decisions in one statement
+// (store.DecisionWalks): a range that holds none of the edges' is walked
+// by the index to the middle; one that does has its whole days' decisions
+// read, to be sorted with the edges' own.
+func readMiddles(ctx context.Context, c *ent.Client, q *Request, w wholeDays, reads []*middleRead) error {
+	if len(reads) == 0 {
+		return nil
+	}
+	walks := make([]store.DecisionWalk, len(reads))
+	for i, r := range reads {
+		walks[i] = store.DecisionWalk{Lender: r.lender, Lo: r.lo, Hi: r.hi, Limit: len(r.into), Offset: r.first}
+		if len(r.edge) > 0 {
+			walks[i].Limit, walks[i].Offset = r.n, 0
 		}
-		for _, secs := range edge {
-			if secs >= lo && secs < hi {
-				values = append(values, secs)
+	}
+	start, end := period.DayStart(w.first, q.Range.Loc), period.DayStart(w.last, q.Range.Loc)
+	values, err := store.DecisionWalks(sys(ctx), c, q.Dialect, q.OrgID, start, end, walks)
+	if err != nil {
+		return err
+	}
+	for i, r := range reads {
+		got, from := values[i], 0
+		if len(r.edge) > 0 {
+			got, from = append(got, r.edge...), r.first
+			slices.Sort(got)
+			if len(got) != r.n {
+				got = nil // fails below
 			}
 		}
-		if len(values) != counts[k] {
-			return nil, fmt.Errorf("the decision histogram counts %d in [%d, %d), the applications %d", counts[k], lo, hi, len(values))
+		if len(got) < from+len(r.into) {
+			return fmt.Errorf("the decision histogram counts %d in [%d, %d), the applications hold otherwise", r.n, r.lo, r.hi)
 		}
-		slices.Sort(values)
-		return &values[rank], nil
+		copy(r.into, got[from:])
 	}
-	return nil, fmt.Errorf("the decision histogram counts fewer than %d decisions", n)
-}
-
-// rankedSeconds is the rank-th smallest (from 0) of the n decision
-// seconds in [lo, hi) of the lender's applications submitted in the whole
-// days. The index walks to it from the nearer end of the bucket.
-func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi, rank, n int) (*int, error) {
-	order, offset := application.ByDecisionSeconds(), rank
-	if rank >= n/2 {
-		order, offset = application.ByDecisionSeconds(entsql.OrderDesc()), n-1-rank
-	}
-	secs, err := c.Application.Query().Where(inBucket(q, w, lender, lo, hi)...).
-		Order(order).Offset(offset).Limit(1).
-		Select(application.FieldDecisionSeconds).Ints(sys(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("reading a bucket's decisions: %w", err)
-	}
-	if len(secs) != 1 {
-		return nil, fmt.Errorf("the decision histogram counts %d in [%d, %d), more than the applications hold", n, lo, hi)
-	}
-	return &secs[0], nil
-}
-
-// bucketSeconds reads the decision seconds in [lo, hi) of the lender's
-// applications submitted in the whole days.
-func bucketSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi int) ([]int, error) {
-	var secs []int
-	err := c.Application.Query().Where(inBucket(q, w, lender, lo, hi)...).
-		Select(application.FieldDecisionSeconds).Scan(sys(ctx), &secs)
-	if err != nil {
-		return nil, fmt.Errorf("reading a bucket's decisions: %w", err)
-	}
-	return secs, nil
-}
-
-// inBucket are the lender's applications submitted in the whole days whose
-// decision took [lo, hi) seconds: one bucket of the histogram.
-func inBucket(q *Request, w wholeDays, lender uuid.UUID, lo, hi int) []predicate.Application {
-	start, end := period.DayStart(w.first, q.Range.Loc).UTC(), period.DayStart(w.last, q.Range.Loc).UTC()
-	return []predicate.Application{application.OrgID(q.OrgID), application.LenderID(lender),
-		application.DecisionSecondsGTE(lo), application.DecisionSecondsLT(hi),
-		application.SubmittedAtGTE(start), application.SubmittedAtLT(end)}
+	return nil
 }

@@ -136,6 +136,27 @@ type dealGroup struct {
 	Paid       money.Amount      `json:"paid"`
 	ClawedBack money.Amount      `json:"clawed_back"`
 	Owed       money.Amount      `json:"owed"`
+	// The renewals among the deals (renewalAggregates).
+	RenewalDeals    int          `json:"renewal_deals"`
+	RenewalAmount   money.Amount `json:"renewal_amount"`
+	RenewalExpected money.Amount `json:"renewal_expected"`
+	RenewalPaid     money.Amount `json:"renewal_paid"`
+}
+
+// addRenewals adds o's renewal figures, times sign (a span's rows added or
+// taken away).
+func (g *dealGroup) addRenewals(o dealGroup, sign int) {
+	g.RenewalDeals += sign * o.RenewalDeals
+	g.RenewalAmount += money.Amount(sign) * o.RenewalAmount
+	g.RenewalExpected += money.Amount(sign) * o.RenewalExpected
+	g.RenewalPaid += money.Amount(sign) * o.RenewalPaid
+}
+
+// renewalAggregates sum the renewal columns of DealDay rows as dealGroup
+// reads them.
+func renewalAggregates() []ent.AggregateFunc {
+	return []ent.AggregateFunc{sumOf(dealday.FieldRenewalDeals, "renewal_deals"), sumOf(dealday.FieldRenewalAmount, "renewal_amount"),
+		sumOf(dealday.FieldRenewalExpected, "renewal_expected"), sumOf(dealday.FieldRenewalPaid, "renewal_paid")}
 }
 
 // rowSpan is a run of a rollup's rows of one grain: days, months or years
@@ -182,9 +203,9 @@ func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]
 		var rows []dealGroup
 		err := c.DealDay.Query().Where(s.where(q)...).
 			GroupBy(dealday.FieldDimension, dealday.FieldSubjectID).
-			Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
+			Aggregate(append([]ent.AggregateFunc{sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
 				sumOf(dealday.FieldExpectedCommission, "expected"), sumOf(dealday.FieldPaid, "paid"),
-				sumOf(dealday.FieldClawedBack, "clawed_back"), sumOf(dealday.FieldOutstanding, "owed")).
+				sumOf(dealday.FieldClawedBack, "clawed_back"), sumOf(dealday.FieldOutstanding, "owed")}, renewalAggregates()...)...).
 			Scan(sys(ctx), &rows)
 		if err != nil {
 			return nil, fmt.Errorf("summing the deal rollup: %w", err)
@@ -203,6 +224,7 @@ func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]
 			g.Paid += sign * r.Paid
 			g.ClawedBack += sign * r.ClawedBack
 			g.Owed += sign * r.Owed
+			g.addRenewals(r, s.sign)
 		}
 	}
 	// A group is a lender's or advisor's deals in the range: none when the
@@ -233,12 +255,15 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 	}
 	for _, s := range spans {
 		var days []struct {
-			Day    int          `json:"day"`
-			Deals  int          `json:"deals"`
-			Funded money.Amount `json:"funded"`
+			Day     int          `json:"day"`
+			Deals   int          `json:"deals"`
+			Funded  money.Amount `json:"funded"`
+			Renewal int          `json:"renewal_deals"`
+			Renewed money.Amount `json:"renewal_amount"`
 		}
 		err = c.DealDay.Query().Where(append(s.where(q), dealday.DimensionEQ(dealday.DimensionLender))...).
-			GroupBy(dealday.FieldDay).Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded")).
+			GroupBy(dealday.FieldDay).Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
+			sumOf(dealday.FieldRenewalDeals, "renewal_deals"), sumOf(dealday.FieldRenewalAmount, "renewal_amount")).
 			Scan(sys(ctx), &days)
 		if err != nil {
 			return nil, fmt.Errorf("summing the deal rollup by day: %w", err)
@@ -247,6 +272,8 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 			if i := q.bucketOf(buckets, s.firstDay(d.Day)); i >= 0 {
 				series[i].Deals += s.sign * d.Deals
 				series[i].FundedAmount += money.Amount(s.sign) * d.Funded
+				series[i].RenewalDeals += s.sign * d.Renewal
+				series[i].RenewalAmount += money.Amount(s.sign) * d.Renewed
 			}
 		}
 	}
@@ -262,6 +289,8 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		totals.Deals += g.Deals
 		totals.FundedAmount += g.Funded
 		totals.ExpectedCommission += g.Expected
+		totals.RenewalDeals += g.RenewalDeals
+		totals.RenewalAmount += g.RenewalAmount
 	}
 	for _, e := range w.edges {
 		er, err := Funding(ctx, c, e)
@@ -271,11 +300,15 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		totals.Deals += er.Totals.Deals
 		totals.FundedAmount += er.Totals.FundedAmount
 		totals.ExpectedCommission += er.Totals.ExpectedCommission
+		totals.RenewalDeals += er.Totals.RenewalDeals
+		totals.RenewalAmount += er.Totals.RenewalAmount
 		for _, b := range er.Series {
 			for i := range series {
 				if series[i].PeriodStart == b.PeriodStart {
 					series[i].Deals += b.Deals
 					series[i].FundedAmount += b.FundedAmount
+					series[i].RenewalDeals += b.RenewalDeals
+					series[i].RenewalAmount += b.RenewalAmount
 				}
 			}
 		}
@@ -313,6 +346,7 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 		return nil, err
 	}
 	var totals CommissionTotals
+	var renewal RenewalCommissions
 	lenders, advisors := map[uuid.UUID]*CommissionTotals{}, map[uuid.UUID]*CommissionTotals{}
 	for _, g := range groups {
 		row := CommissionTotals{Expected: g.Expected, Paid: g.Paid, ClawedBack: g.ClawedBack, Outstanding: g.Owed}
@@ -322,6 +356,7 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 		}
 		tally(lenders, g.SubjectID, row)
 		totals.add(row)
+		renewal.add(RenewalCommissions{Expected: g.RenewalExpected, Paid: g.RenewalPaid})
 	}
 	var days []struct {
 		Day        int          `json:"day"`
@@ -350,6 +385,7 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 			return nil, err
 		}
 		totals.add(er.Totals)
+		renewal.add(er.Renewal)
 		for _, b := range er.Series {
 			for i := range series {
 				if series[i].PeriodStart == b.PeriodStart {
@@ -365,7 +401,7 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 			tally(advisors, g.ID, g.Totals())
 		}
 	}
-	r := &CommissionsReport{Totals: totals, Series: series}
+	r := &CommissionsReport{Totals: totals, Renewal: renewal, Series: series}
 	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, q.userNames); err != nil {
 		return nil, err
 	}

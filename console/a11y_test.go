@@ -14,10 +14,15 @@ func TestEveryScreenIsAccessible(t *testing.T) {
 	if id == "" {
 		t.Fatalf("creating a lead: %d %s", lead.Status, lead.Raw)
 	}
+	// People in each state the Users screen shows: signing in, and none.
+	env.NewPerson(env.Org.ID, "Ada", "Advisor", "advisor", personPassword)
+	env.NewUser(env.Org.ID, "Nell", "Newcomer", "agent", "")
 	screens := []struct{ route, title, picture string }{
 		{"/lenders", "Lenders", "lenders"}, {"/applications", "Applications", "applications"},
+		{"/renewals", "Renewals", "renewals"},
 		{"/agents", "Agents", "agents"}, {"/webhooks", "Webhooks", "webhooks"}, {"/inbound", "Inbound", "inbound"},
-		{"/automations", "Automations", "automations"}, {"/keys", "API keys", "keys"}, {"/apps", "Apps", "apps"},
+		{"/automations", "Automations", "automations"}, {"/users", "Users", "users"},
+		{"/keys", "API keys", "keys"}, {"/apps", "Apps", "apps"},
 		{"/analytics", "Analytics", "analytics"},
 	}
 	for _, size := range []string{"desktop", "phone"} {
@@ -35,6 +40,10 @@ func TestEveryScreenIsAccessible(t *testing.T) {
 				shot(t, ctx, s.picture+"-phone") // the 1280 px pictures come from each screen's own test
 			}
 		}
+		// My day, with a key bound to no one: it says whose screen it is.
+		run(t, ctx, evalVoid(`location.hash = '/my-day'`))
+		waitFor(t, ctx, `document.querySelector('main h1')?.textContent === 'My day' && document.querySelector('main p.muted') !== null`)
+		checkA11y(t, ctx)
 		run(t, ctx, evalVoid(`location.hash = '/leads/`+id+`'`))
 		waitFor(t, ctx, `document.querySelector('main h1')?.textContent === 'Harbor Freight'`)
 		checkA11y(t, ctx)

@@ -289,6 +289,14 @@ func TestAnalyticsCharts(t *testing.T) {
 	declined := submit(garage, harbor)
 	adminGQL(t, env, env.Key, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: DECLINED, reason: "Revenue too low"}) { id } }`,
 		map[string]any{"id": declined})
+	// The bakery's deal renewed with Harbor: 10,000.00 at 2 %, 50.00 paid.
+	renewal := adminField(adminGQL(t, env, env.Key, `mutation($l: ID!, $r: ID!, $d: ID!) { submitApplication(input: {leadId: $l, lenderId: $r, renewalOfDealId: $d}) { id } }`,
+		map[string]any{"l": bakery, "r": harbor, "d": deal}), "submitApplication", "id")
+	adminGQL(t, env, env.Key, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, approvedAmount: "10000.00", interestRate: "1.2", rateType: factor, termMonths: 6}) { id } }`,
+		map[string]any{"id": renewal})
+	renewed := adminField(adminGQL(t, env, env.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`,
+		map[string]any{"id": renewal}), "fundDeal", "id")
+	adminGQL(t, env, env.Key, `mutation($id: ID!) { recordCommissionPayment(input: {dealId: $id, amount: "50.00"}) { id } }`, map[string]any{"id": renewed})
 
 	now := time.Now().UTC().Add(-time.Minute)
 	for _, ev := range []map[string]any{
@@ -327,11 +335,12 @@ func TestAnalyticsCharts(t *testing.T) {
 		return eval[string](t, ctx, `[...document.querySelectorAll('figure[data-chart="`+name+`"] table tr')].map((r) => [...r.cells].map((c) => c.textContent).join('|')).join('\n')`)
 	}
 	checks := map[string][]string{
-		"funnel":      {"Leads|3|—", "Applied|2|66.67 %", "Approved|1|50.00 %", "Funded|1|100.00 %", "Overall (funded / leads)|1|33.33 %"},
-		"funding":     {"Total|1|$25,000.50"},
-		"lenders":     {"Harbor Funding|1|0|1|0|0.00 %", "Summit Capital|1|1|0|1|100.00 %"},
-		"commissions": {"Summit Capital|$750.02|$300.00|$0.00|$450.02", "Total|$750.02|$300.00|$0.00|$450.02"},
-		"dialer":      {"Riley Brooks|1|1|1 min 35 s|1 min 35 s"},
+		"funnel":  {"Leads|3|—", "Applied|2|66.67 %", "Approved|1|50.00 %", "Funded|1|100.00 %", "Overall (funded / leads)|1|33.33 %"},
+		"funding": {"Total|2|$35,000.50|1 · $10,000.00"},
+		"lenders": {"Harbor Funding|2|1|1|1|50.00 %", "Summit Capital|1|1|0|1|100.00 %"},
+		"commissions": {"Summit Capital|$750.02|$300.00|$0.00|$450.02", "Harbor Funding|$200.00|$50.00|$0.00|$150.00",
+			"Total|$950.02|$350.00|$0.00|$600.02", "Of it, renewals|$200.00|$50.00|—|—"},
+		"dialer": {"Riley Brooks|1|1|1 min 35 s|1 min 35 s"},
 	}
 	for name, rows := range checks {
 		got := tableOf(name)
@@ -341,8 +350,8 @@ func TestAnalyticsCharts(t *testing.T) {
 			}
 		}
 	}
-	// This month's bucket holds the deal.
-	month := time.Now().Format("2006-01") + "-01|1|$25,000.50"
+	// This month's bucket holds the deals, the renewal among them.
+	month := time.Now().Format("2006-01") + "-01|2|$35,000.50|1 · $10,000.00"
 	if got := tableOf("funding"); !strings.Contains(got, month) {
 		t.Errorf("the funding table lacks %q; it reads:\n%s", month, got)
 	}
@@ -356,7 +365,7 @@ func TestAnalyticsCharts(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.period button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelector('figure[data-chart="funding"] h2')?.textContent === 'Funded volume by day'`)
-	if got := tableOf("funding"); !strings.Contains(got, today+"|1|$25,000.50") {
+	if got := tableOf("funding"); !strings.Contains(got, today+"|2|$35,000.50|1 · $10,000.00") {
 		t.Errorf("by day, the funding table reads:\n%s", got)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('figure.chart canvas').length`); n != 5 {

@@ -87,6 +87,9 @@ func startBrowser(path string) (context.Context, error) {
 // and ends on a console screen has that screen checked by checkA11y.
 func newBrowser(t *testing.T, allowed ...string) context.Context {
 	t.Helper()
+	// Opened signed out, the console asks whether the browser holds a
+	// person's session: no is a 401.
+	allowed = append(allowed, "/auth/session")
 	path := chromiumPath()
 	if path == "" {
 		if os.Getenv("SVC_TEST_BROWSER") == "required" {
@@ -170,6 +173,8 @@ func signIn(t *testing.T, ctx context.Context, env *resttest.Env, key string) {
 	t.Helper()
 	run(t, ctx,
 		chromedp.Navigate(env.Server.URL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS(`form.sign-in button.use-key`)),
+		chromedp.Click(chromedp.CSS(`form.sign-in button.use-key`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.sign-in input[name="api-key"]`)),
 		chromedp.SendKeys(chromedp.CSS(`form.sign-in input[name="api-key"]`), key),
 		chromedp.Click(chromedp.CSS(`form.sign-in button[type="submit"]`)),
@@ -229,9 +234,18 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 }
 
 // waitFor waits up to 10 seconds for a JavaScript expression to be truthy.
+// A poll lives in one document: when the page navigates or reloads under
+// it (a sign-out reloads the console), polling starts again in the new one.
 func waitFor(t *testing.T, ctx context.Context, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
+	deadline := time.Now().Add(10 * time.Second)
+	var err error
+	for {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil || !strings.Contains(err.Error(), "navigated or closed") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout") {
 			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))

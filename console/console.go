@@ -57,6 +57,9 @@ type Config struct {
 	Endpoint string
 	// Playground is the GraphQL playground's path, linked from the page.
 	Playground string
+	// SSO says the server offers single sign-on (/auth/oidc/start): the
+	// sign-in form then shows "Sign in with SSO".
+	SSO bool
 }
 
 // Routes returns every path the console serves with its handler, for GET

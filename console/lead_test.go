@@ -168,11 +168,11 @@ func TestLeadPageFollowsOtherWrites(t *testing.T) {
 		t.Fatalf("moving the lead: %d %s", r.Status, r.Raw)
 	}
 	waitFor(t, ctx, `document.querySelector('.attrs dd[data-attr="Stage"]')?.textContent === '`+to.StageLabel+`' &&
-		document.querySelector('.timeline')?.textContent.includes('Entered the `+to.StageLabel+` stage')`)
+		document.querySelector('.timeline > li .summary')?.textContent.includes('to `+to.StageLabel+`')`)
 
 	lendingGQL(t, env, `mutation($in: FundDealInput!) { fundDeal(input: $in) { id } }`, map[string]any{"in": map[string]any{"applicationId": app}})
 	want := leadStageLabel(t, env, lead)
-	waitFor(t, ctx, `document.querySelector('.timeline')?.textContent.includes('Funded by Northwind Capital: $30,000.00') &&
+	waitFor(t, ctx, `[...document.querySelectorAll('.timeline > li .summary')].some((s) => s.textContent === 'Funded 30000.00 by Northwind Capital') &&
 		document.querySelector('.attrs dd[data-attr="Stage"]')?.textContent === '`+want+`' &&
 		document.querySelector('.lead-lending .pager tbody')?.textContent.includes('Funded: $30,000.00')`)
 	if !eval[bool](t, ctx, `window.leadNoReload === true`) {
@@ -214,4 +214,73 @@ func leadStageLabel(t *testing.T, env *resttest.Env, id string) string {
 		label, _ = stage["label"].(string)
 	}
 	return label
+}
+
+// topActivity is the summary of the newest entry the lead page's history
+// shows.
+const topActivity = `document.querySelector('.lead-timeline .timeline > li .summary')?.textContent`
+
+// The lead page shows the lead's stored history, newest first: an entry
+// written by the page's own edit and by its own lending action appears at
+// the top without a reload, with the attributes it changed; "Show more"
+// reads the older entries by cursor and moves the focus to the first of
+// them.
+func TestLeadPageActivity(t *testing.T) {
+	env := serve(t)
+	lead := newLead(t, env, map[string]any{"businessName": "Harbor Street Bakery", "requestedAmount": "50000.00", "industry": "Food"})
+	app := submitApp(t, env, lead, createLender(t, env, "Northwind Capital", "0.05"))
+	// More history than a page holds.
+	for i := range 20 {
+		if r := env.Patch("/v1/leads/"+lead, env.Key, map[string]any{"tags": []string{fmt.Sprintf("visit-%d", i)}}); r.Status != 200 {
+			t.Fatalf("tagging the lead: %d %s", r.Status, r.Raw)
+		}
+	}
+	ctx := newBrowser(t)
+	signIn(t, ctx, env, env.Key)
+	openLead(t, ctx, lead, "Harbor Street Bakery")
+	waitFor(t, ctx, `document.querySelectorAll('.lead-timeline .timeline > li').length === 20 && `+topActivity+` === 'Changed tags'`)
+	if got := eval[string](t, ctx, `document.querySelector('.lead-timeline .timeline-status').textContent`); got != "20 of 23 entries" {
+		t.Errorf("the history's status reads %q", got)
+	}
+	if actor := eval[string](t, ctx, `document.querySelector('.lead-timeline .timeline > li .actor').textContent`); actor != "test" {
+		t.Errorf("the newest entry's actor reads %q, want the key's name", actor)
+	}
+	// Show more: the three oldest (the submission moved the lead), the
+	// focus on the first of them.
+	run(t, ctx, chromedp.Click(chromedp.CSS(`.lead-timeline .timeline-more`)))
+	waitFor(t, ctx, `document.querySelectorAll('.lead-timeline .timeline > li').length === 23 && document.querySelector('.lead-timeline .timeline-more').hidden &&
+		document.activeElement === document.querySelectorAll('.lead-timeline .timeline > li')[20] &&
+		document.querySelectorAll('.lead-timeline .timeline > li')[22].dataset.kind === 'lead.created'`)
+	if got := eval[string](t, ctx, `document.querySelectorAll('.lead-timeline .timeline > li .summary')[21].textContent`); got != "Submitted to Northwind Capital for 50000.00" {
+		t.Errorf("the second oldest entry reads %q", got)
+	}
+
+	// The page's own edit.
+	run(t, ctx, evalVoid(`window.activityNoReload = true`),
+		chromedp.Click(chromedp.CSS(`.lead-attrs > button`)),
+		chromedp.SetValue(chromedp.CSS(`form.lead-edit input[name="industry"]`), "Bakery"),
+		chromedp.Click(chromedp.CSS(`form.lead-edit button[type="submit"]`)),
+	)
+	waitFor(t, ctx, topActivity+` === 'Changed industry' &&
+		document.querySelector('.lead-timeline .timeline > li .changes')?.textContent === 'industry: Food → Bakery'`)
+	// Read again, the history shows as many entries as it did, the newest
+	// first, and offers the one that no longer fits.
+	waitFor(t, ctx, `document.querySelectorAll('.lead-timeline .timeline > li').length === 23 && !document.querySelector('.lead-timeline .timeline-more').hidden`)
+
+	// The page's own lending action.
+	north := `.lead-lending [data-application="` + app + `"]`
+	run(t, ctx,
+		chromedp.Click(chromedp.CSS(north+` details.decide > summary`)),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="approvedAmount"]`), "45000.00"),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="interestRate"]`), "1.35"),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="termMonths"]`), "12"),
+		chromedp.Click(chromedp.CSS(north+` details.decide button[type="submit"]`)),
+	)
+	waitFor(t, ctx, `[...document.querySelectorAll('.lead-timeline .timeline > li .summary')].slice(0, 2).some((s) => s.textContent === 'Northwind Capital approved 45000.00')`)
+	if !eval[bool](t, ctx, `window.activityNoReload === true`) {
+		t.Error("the page reloaded")
+	}
+	checkA11y(t, ctx)
+	run(t, ctx, evalVoid(`document.querySelector('.lead-timeline').scrollIntoView()`))
+	shot(t, ctx, "lead-activity")
 }

@@ -245,7 +245,7 @@ func TestLeadDetail(t *testing.T) {
 	if row := eval[string](t, ctx, `document.querySelector('.lead-documents tbody tr').textContent`); !strings.Contains(row, "bank statement") || !strings.Contains(row, "text/csv") {
 		t.Errorf("the document row reads %q", row)
 	}
-	waitFor(t, ctx, `document.querySelector('.timeline')?.textContent.includes('Document uploaded: bank-statement.csv')`)
+	waitFor(t, ctx, `document.querySelector('.timeline > li .summary')?.textContent === 'Uploaded bank-statement.csv'`)
 	// The file's button downloads it through GET /v1/documents/{id}/content
 	// as a blob: the link the page clicks is caught here and read back.
 	run(t, ctx, evalVoid(`window.downloaded = null;

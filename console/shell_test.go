@@ -25,6 +25,8 @@ func TestSignIn(t *testing.T) {
 	const input = `form.sign-in input[name="api-key"]`
 	run(t, ctx,
 		chromedp.Navigate(env.Server.URL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS(`form.sign-in button.use-key`)),
+		chromedp.Click(chromedp.CSS(`form.sign-in button.use-key`)),
 		chromedp.WaitVisible(chromedp.CSS(input)),
 		chromedp.SendKeys(chromedp.CSS(input), "svc_live_notakey"),
 		chromedp.Click(chromedp.CSS(`form.sign-in button[type="submit"]`)),

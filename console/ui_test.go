@@ -61,6 +61,26 @@ func TestUIHelpers(t *testing.T) {
 		run(t, ctx, evalVoid(prev+`.click()`))
 		waitFor(t, ctx, firstCell+` === '21'`)
 	}
+
+	// A redraw waits while an action form inside is open, and the newest
+	// one runs once the form closes.
+	run(t, ctx, evalVoid(`import('/console/app/ui.js').then((ui) => {
+		const box = ui.h('div', {id: 'draw-under-test'}, ui.actionForm('Act', 'Acting failed.', [], 'Go', async () => {}));
+		document.querySelector('main').replaceChildren(box);
+		box.querySelector('details').open = true;
+		const draw = (text) => () => box.replaceChildren(ui.h('p', {}, text));
+		ui.drawWhenNoFormOpen(box, draw('older'));
+		ui.drawWhenNoFormOpen(box, draw('newer'));
+	})`))
+	if got := eval[bool](t, ctx, `document.querySelector('#draw-under-test details[open]') !== null`); !got {
+		t.Error("a redraw threw away the open form")
+	}
+	run(t, ctx, evalVoid(`document.querySelector('#draw-under-test details').open = false`))
+	waitFor(t, ctx, `document.querySelector('#draw-under-test')?.textContent === 'newer'`)
+	run(t, ctx, evalVoid(`import('/console/app/ui.js').then((ui) => ui.drawWhenNoFormOpen(document.querySelector('#draw-under-test'),
+		() => document.querySelector('#draw-under-test').replaceChildren('at once')))`))
+	waitFor(t, ctx, `document.querySelector('#draw-under-test')?.textContent === 'at once'`)
+
 	// The pagers replaced the screen; the accessibility check at the end
 	// reads a real one.
 	openScreen(t, ctx, "/lenders", "Lenders")

@@ -8,17 +8,20 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/dialer/board"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/history"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // RecordCall stores a call event, counts it in the dialer report's
-// rollups and tells the agents board that the agent's row changed (once
+// rollups, writes the call in its lead's history and tells the agents board that the agent's row changed (once
 // the change commits). The event's hooks (ent/schema/dialer_hooks.go,
 // callEventEffects) check its agent and lead and apply the call to the
 // lead (lastContactedAt, do-not-call).
@@ -31,9 +34,32 @@ func RecordCall(ctx context.Context, c *ent.Client, in CallEventInput) (*ent.Cal
 		if err := countCall(ctx, c, ev); err != nil {
 			return nil, err
 		}
+		if err := recordCallActivity(ctx, c, ev); err != nil {
+			return nil, err
+		}
 		boardChanged(ctx, c, ev.OrgID, ev.UserID)
 		return ev, nil
 	})
+}
+
+// recordCallActivity writes a call entry in its lead's history for the
+// first of the call's events that names the lead: one entry per call, not
+// per event.
+func recordCallActivity(ctx context.Context, c *ent.Client, ev *ent.CallEvent) error {
+	if ev.LeadID == nil || viewer.IsBulkLoad(ctx) {
+		return nil
+	}
+	earlier, err := c.CallEvent.Query().Where(callevent.OrgID(ev.OrgID), callevent.ExternalCallID(ev.ExternalCallID),
+		callevent.LeadID(*ev.LeadID), callevent.IDNEQ(ev.ID)).Exist(rule.SystemContext(ctx))
+	if err != nil || earlier {
+		return err
+	}
+	summary := "Call"
+	if ev.Direction != nil {
+		summary = strings.ToUpper(string(*ev.Direction)[:1]) + string(*ev.Direction)[1:] + " call"
+	}
+	return activity.Record(ctx, c, activity.Entry{OrgID: ev.OrgID, LeadID: *ev.LeadID, Kind: history.Call,
+		RecordID: ev.ID, Summary: summary})
 }
 
 // createCallEvent writes the event as reported.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/document"
@@ -28,6 +29,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/filestore"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/text"
@@ -56,7 +58,8 @@ type Input struct {
 // checks the caller may write lending records, finds the record, checks
 // the file's size and type (read from its content), streams it to the
 // file store and commits the Document row, whose hook emits
-// document.uploaded in the same transaction.
+// document.uploaded in the same transaction, with the entry of the
+// record's lead's history.
 func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input) (*ent.Document, error) {
 	org, err := writer(ctx)
 	if err != nil {
@@ -65,7 +68,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 	if text.HasNUL(in.Filename) {
 		return nil, text.NULError("filename")
 	}
-	recordType, err := recordOf(ctx, c, org, in.RecordID)
+	recordType, leadID, err := recordOf(ctx, c, org, in.RecordID)
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +85,15 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 		return nil, err
 	}
 	d, err := store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Document, error) {
-		return c.Document.Create().SetRecordType(recordType).SetRecordID(in.RecordID).
+		d, err := c.Document.Create().SetRecordType(recordType).SetRecordID(in.RecordID).
 			SetFilename(filename).SetContentType(contentType).SetSize(stored.size).SetSha256(stored.sha256).
 			SetCategory(categoryOr(in.Category)).SetUploadedBy(*events.Actor(ctx)).SetStorageKey(stored.key).
 			Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return d, activity.Record(ctx, c, activity.Entry{OrgID: d.OrgID, LeadID: leadID, Kind: history.DocumentUploaded,
+			RecordID: d.ID, Summary: "Uploaded " + d.Filename})
 	})
 	if err != nil {
 		// The bytes are left to SweepFiles: were the commit's answer lost
@@ -101,35 +109,48 @@ func writer(ctx context.Context) (uuid.UUID, error) {
 	return rule.RequireOrg(ctx, viewer.ScopeLendingWrite, "uploading a document")
 }
 
-// recordOf finds which kind of record of org id names. The caller's key
-// needs no scope of the record's own (leads:read for a lead): attaching
-// is a lending write, and the lookup names the organization itself.
-func recordOf(ctx context.Context, c *ent.Client, org, id uuid.UUID) (document.RecordType, error) {
+// recordOf finds which kind of record of org id names, and the lead it
+// belongs to. The caller's key needs no scope of the record's own
+// (leads:read for a lead): attaching is a lending write, and the lookup
+// names the organization itself.
+func recordOf(ctx context.Context, c *ent.Client, org, id uuid.UUID) (document.RecordType, uuid.UUID, error) {
 	sys := rule.SystemContext(ctx)
 	checks := []struct {
-		kind  document.RecordType
-		exist func() (bool, error)
+		kind   document.RecordType
+		leadOf func() ([]uuid.UUID, error)
 	}{
-		{document.RecordTypeLead, func() (bool, error) {
-			return c.Lead.Query().Where(lead.ID(id), lead.OrgID(org)).Exist(sys)
+		{document.RecordTypeLead, func() ([]uuid.UUID, error) {
+			return c.Lead.Query().Where(lead.ID(id), lead.OrgID(org)).IDs(sys)
 		}},
-		{document.RecordTypeApplication, func() (bool, error) {
-			return c.Application.Query().Where(application.ID(id), application.OrgID(org)).Exist(sys)
+		{document.RecordTypeApplication, func() ([]uuid.UUID, error) {
+			apps, err := c.Application.Query().Where(application.ID(id), application.OrgID(org)).
+				Select(application.FieldLeadID).All(sys)
+			return leadIDs(apps, func(a *ent.Application) uuid.UUID { return a.LeadID }), err
 		}},
-		{document.RecordTypeFundedDeal, func() (bool, error) {
-			return c.FundedDeal.Query().Where(fundeddeal.ID(id), fundeddeal.OrgID(org)).Exist(sys)
+		{document.RecordTypeFundedDeal, func() ([]uuid.UUID, error) {
+			deals, err := c.FundedDeal.Query().Where(fundeddeal.ID(id), fundeddeal.OrgID(org)).
+				Select(fundeddeal.FieldLeadID).All(sys)
+			return leadIDs(deals, func(d *ent.FundedDeal) uuid.UUID { return d.LeadID }), err
 		}},
 	}
 	for _, check := range checks {
-		ok, err := check.exist()
+		leads, err := check.leadOf()
 		if err != nil {
-			return "", fmt.Errorf("finding the record %s: %w", id, err)
+			return "", uuid.Nil, fmt.Errorf("finding the record %s: %w", id, err)
 		}
-		if ok {
-			return check.kind, nil
+		if len(leads) > 0 {
+			return check.kind, leads[0], nil
 		}
 	}
-	return "", apperr.New(apperr.NotFound, "no lead, application or funded deal with id %s in your organization", id)
+	return "", uuid.Nil, apperr.New(apperr.NotFound, "no lead, application or funded deal with id %s in your organization", id)
+}
+
+func leadIDs[T any](rows []T, lead func(T) uuid.UUID) []uuid.UUID {
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = lead(r)
+	}
+	return ids
 }
 
 func categoryOr(c document.Category) document.Category {

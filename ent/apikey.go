@@ -47,6 +47,8 @@ type APIKey struct {
 	ReplacedBy *uuid.UUID `json:"replaced_by,omitempty"`
 	// InstallationID holds the value of the "installation_id" field.
 	InstallationID *uuid.UUID `json:"installation_id,omitempty"`
+	// UserID holds the value of the "user_id" field.
+	UserID *uuid.UUID `json:"user_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -78,7 +80,7 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case apikey.FieldReplacedBy, apikey.FieldInstallationID:
+		case apikey.FieldReplacedBy, apikey.FieldInstallationID, apikey.FieldUserID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case apikey.FieldScopes:
 			values[i] = new([]byte)
@@ -194,6 +196,13 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.InstallationID = new(uuid.UUID)
 				*_m.InstallationID = *value.S.(*uuid.UUID)
 			}
+		case apikey.FieldUserID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field user_id", values[i])
+			} else if value.Valid {
+				_m.UserID = new(uuid.UUID)
+				*_m.UserID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -280,6 +289,11 @@ func (_m *APIKey) String() string {
 	builder.WriteString(", ")
 	if v := _m.InstallationID; v != nil {
 		builder.WriteString("installation_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.UserID; v != nil {
+		builder.WriteString("user_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

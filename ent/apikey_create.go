@@ -175,6 +175,20 @@ func (_c *APIKeyCreate) SetNillableInstallationID(v *uuid.UUID) *APIKeyCreate {
 	return _c
 }
 
+// SetUserID sets the "user_id" field.
+func (_c *APIKeyCreate) SetUserID(v uuid.UUID) *APIKeyCreate {
+	_c.mutation.SetUserID(v)
+	return _c
+}
+
+// SetNillableUserID sets the "user_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableUserID(v *uuid.UUID) *APIKeyCreate {
+	if v != nil {
+		_c.SetUserID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *APIKeyCreate) SetID(v uuid.UUID) *APIKeyCreate {
 	_c.mutation.SetID(v)
@@ -386,6 +400,10 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.InstallationID(); ok {
 		_spec.SetField(apikey.FieldInstallationID, field.TypeUUID, value)
 		_node.InstallationID = &value
+	}
+	if value, ok := _c.mutation.UserID(); ok {
+		_spec.SetField(apikey.FieldUserID, field.TypeUUID, value)
+		_node.UserID = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -607,6 +625,9 @@ func (u *APIKeyUpsertOne) UpdateNewValues() *APIKeyUpsertOne {
 		}
 		if _, exists := u.create.mutation.InstallationID(); exists {
 			s.SetIgnore(apikey.FieldInstallationID)
+		}
+		if _, exists := u.create.mutation.UserID(); exists {
+			s.SetIgnore(apikey.FieldUserID)
 		}
 	}))
 	return u
@@ -976,6 +997,9 @@ func (u *APIKeyUpsertBulk) UpdateNewValues() *APIKeyUpsertBulk {
 			}
 			if _, exists := b.mutation.InstallationID(); exists {
 				s.SetIgnore(apikey.FieldInstallationID)
+			}
+			if _, exists := b.mutation.UserID(); exists {
+				s.SetIgnore(apikey.FieldUserID)
 			}
 		}
 	}))

@@ -279,6 +279,9 @@ func (_u *APIKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(apikey.FieldInstallationID, field.TypeUUID)
 	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(apikey.FieldUserID, field.TypeUUID)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -578,6 +581,9 @@ func (_u *APIKeyUpdateOne) sqlSave(ctx context.Context) (_node *APIKey, err erro
 	}
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(apikey.FieldInstallationID, field.TypeUUID)
+	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(apikey.FieldUserID, field.TypeUUID)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &APIKey{config: _u.config}

@@ -76,6 +76,16 @@ type Application struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// The id of the deal the application became; null unless funded.
 	FundedDealID *uuid.UUID `json:"funded_deal_id,omitempty"`
+	// How many of its stipulations are outstanding; readyToFund is approved with none.
+	StipulationsOutstanding int `json:"stipulations_outstanding,omitempty"`
+	// The id of the funded deal this application renews; null unless a renewal.
+	RenewalOfDealID *uuid.UUID `json:"renewal_of_deal_id,omitempty"`
+	// Whether the application renews an earlier deal of its lead (renewalOfDealId is set).
+	IsRenewal bool `json:"is_renewal,omitempty"`
+	// AmountBand holds the value of the "amount_band" field.
+	AmountBand *int `json:"amount_band,omitempty"`
+	// IndustryKey holds the value of the "industry_key" field.
+	IndustryKey *string `json:"industry_key,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ApplicationQuery when eager-loading is set.
 	Edges        ApplicationEdges `json:"edges"`
@@ -152,15 +162,17 @@ func (*Application) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(money.Amount)}
 		case application.FieldInterestRate:
 			values[i] = &sql.NullScanner{S: new(money.Rate)}
-		case application.FieldFundedDealID:
+		case application.FieldFundedDealID, application.FieldRenewalOfDealID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case application.FieldConditions, application.FieldWarnings:
 			values[i] = new([]byte)
 		case application.FieldRequestedAmount:
 			values[i] = new(money.Amount)
-		case application.FieldDecisionSeconds, application.FieldTermMonths:
+		case application.FieldIsRenewal:
+			values[i] = new(sql.NullBool)
+		case application.FieldDecisionSeconds, application.FieldTermMonths, application.FieldStipulationsOutstanding, application.FieldAmountBand:
 			values[i] = new(sql.NullInt64)
-		case application.FieldLenderName, application.FieldStatus, application.FieldProduct, application.FieldSubmittedBy, application.FieldExternalRef, application.FieldNotes, application.FieldRateType, application.FieldPaymentFrequency, application.FieldDeclineReason, application.FieldDeclineCategory, application.FieldWithdrawnReason:
+		case application.FieldLenderName, application.FieldStatus, application.FieldProduct, application.FieldSubmittedBy, application.FieldExternalRef, application.FieldNotes, application.FieldRateType, application.FieldPaymentFrequency, application.FieldDeclineReason, application.FieldDeclineCategory, application.FieldWithdrawnReason, application.FieldIndustryKey:
 			values[i] = new(sql.NullString)
 		case application.FieldCreatedAt, application.FieldUpdatedAt, application.FieldSubmittedAt, application.FieldDecidedAt:
 			values[i] = new(sql.NullTime)
@@ -361,6 +373,39 @@ func (_m *Application) assignValues(columns []string, values []any) error {
 				_m.FundedDealID = new(uuid.UUID)
 				*_m.FundedDealID = *value.S.(*uuid.UUID)
 			}
+		case application.FieldStipulationsOutstanding:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field stipulations_outstanding", values[i])
+			} else if value.Valid {
+				_m.StipulationsOutstanding = int(value.Int64)
+			}
+		case application.FieldRenewalOfDealID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_of_deal_id", values[i])
+			} else if value.Valid {
+				_m.RenewalOfDealID = new(uuid.UUID)
+				*_m.RenewalOfDealID = *value.S.(*uuid.UUID)
+			}
+		case application.FieldIsRenewal:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field is_renewal", values[i])
+			} else if value.Valid {
+				_m.IsRenewal = value.Bool
+			}
+		case application.FieldAmountBand:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field amount_band", values[i])
+			} else if value.Valid {
+				_m.AmountBand = new(int)
+				*_m.AmountBand = int(value.Int64)
+			}
+		case application.FieldIndustryKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field industry_key", values[i])
+			} else if value.Valid {
+				_m.IndustryKey = new(string)
+				*_m.IndustryKey = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -521,6 +566,27 @@ func (_m *Application) String() string {
 	if v := _m.FundedDealID; v != nil {
 		builder.WriteString("funded_deal_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("stipulations_outstanding=")
+	builder.WriteString(fmt.Sprintf("%v", _m.StipulationsOutstanding))
+	builder.WriteString(", ")
+	if v := _m.RenewalOfDealID; v != nil {
+		builder.WriteString("renewal_of_deal_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("is_renewal=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IsRenewal))
+	builder.WriteString(", ")
+	if v := _m.AmountBand; v != nil {
+		builder.WriteString("amount_band=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.IndustryKey; v != nil {
+		builder.WriteString("industry_key=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

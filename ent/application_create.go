@@ -321,6 +321,76 @@ func (_c *ApplicationCreate) SetNillableFundedDealID(v *uuid.UUID) *ApplicationC
 	return _c
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (_c *ApplicationCreate) SetStipulationsOutstanding(v int) *ApplicationCreate {
+	_c.mutation.SetStipulationsOutstanding(v)
+	return _c
+}
+
+// SetNillableStipulationsOutstanding sets the "stipulations_outstanding" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableStipulationsOutstanding(v *int) *ApplicationCreate {
+	if v != nil {
+		_c.SetStipulationsOutstanding(*v)
+	}
+	return _c
+}
+
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (_c *ApplicationCreate) SetRenewalOfDealID(v uuid.UUID) *ApplicationCreate {
+	_c.mutation.SetRenewalOfDealID(v)
+	return _c
+}
+
+// SetNillableRenewalOfDealID sets the "renewal_of_deal_id" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableRenewalOfDealID(v *uuid.UUID) *ApplicationCreate {
+	if v != nil {
+		_c.SetRenewalOfDealID(*v)
+	}
+	return _c
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (_c *ApplicationCreate) SetIsRenewal(v bool) *ApplicationCreate {
+	_c.mutation.SetIsRenewal(v)
+	return _c
+}
+
+// SetNillableIsRenewal sets the "is_renewal" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableIsRenewal(v *bool) *ApplicationCreate {
+	if v != nil {
+		_c.SetIsRenewal(*v)
+	}
+	return _c
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (_c *ApplicationCreate) SetAmountBand(v int) *ApplicationCreate {
+	_c.mutation.SetAmountBand(v)
+	return _c
+}
+
+// SetNillableAmountBand sets the "amount_band" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableAmountBand(v *int) *ApplicationCreate {
+	if v != nil {
+		_c.SetAmountBand(*v)
+	}
+	return _c
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (_c *ApplicationCreate) SetIndustryKey(v string) *ApplicationCreate {
+	_c.mutation.SetIndustryKey(v)
+	return _c
+}
+
+// SetNillableIndustryKey sets the "industry_key" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableIndustryKey(v *string) *ApplicationCreate {
+	if v != nil {
+		_c.SetIndustryKey(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ApplicationCreate) SetID(v uuid.UUID) *ApplicationCreate {
 	_c.mutation.SetID(v)
@@ -434,6 +504,14 @@ func (_c *ApplicationCreate) defaults() error {
 		v := application.DefaultWarnings
 		_c.mutation.SetWarnings(v)
 	}
+	if _, ok := _c.mutation.StipulationsOutstanding(); !ok {
+		v := application.DefaultStipulationsOutstanding
+		_c.mutation.SetStipulationsOutstanding(v)
+	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		v := application.DefaultIsRenewal
+		_c.mutation.SetIsRenewal(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if application.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized application.DefaultID (forgotten import ent/runtime?)")
@@ -521,6 +599,17 @@ func (_c *ApplicationCreate) check() error {
 	}
 	if _, ok := _c.mutation.Warnings(); !ok {
 		return &ValidationError{Name: "warnings", err: errors.New(`ent: missing required field "Application.warnings"`)}
+	}
+	if _, ok := _c.mutation.StipulationsOutstanding(); !ok {
+		return &ValidationError{Name: "stipulations_outstanding", err: errors.New(`ent: missing required field "Application.stipulations_outstanding"`)}
+	}
+	if v, ok := _c.mutation.StipulationsOutstanding(); ok {
+		if err := application.StipulationsOutstandingValidator(v); err != nil {
+			return &ValidationError{Name: "stipulations_outstanding", err: fmt.Errorf(`ent: validator failed for field "Application.stipulations_outstanding": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		return &ValidationError{Name: "is_renewal", err: errors.New(`ent: missing required field "Application.is_renewal"`)}
 	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "Application.organization"`)}
@@ -658,6 +747,26 @@ func (_c *ApplicationCreate) createSpec() (*Application, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FundedDealID(); ok {
 		_spec.SetField(application.FieldFundedDealID, field.TypeUUID, value)
 		_node.FundedDealID = &value
+	}
+	if value, ok := _c.mutation.StipulationsOutstanding(); ok {
+		_spec.SetField(application.FieldStipulationsOutstanding, field.TypeInt, value)
+		_node.StipulationsOutstanding = value
+	}
+	if value, ok := _c.mutation.RenewalOfDealID(); ok {
+		_spec.SetField(application.FieldRenewalOfDealID, field.TypeUUID, value)
+		_node.RenewalOfDealID = &value
+	}
+	if value, ok := _c.mutation.IsRenewal(); ok {
+		_spec.SetField(application.FieldIsRenewal, field.TypeBool, value)
+		_node.IsRenewal = value
+	}
+	if value, ok := _c.mutation.AmountBand(); ok {
+		_spec.SetField(application.FieldAmountBand, field.TypeInt, value)
+		_node.AmountBand = &value
+	}
+	if value, ok := _c.mutation.IndustryKey(); ok {
+		_spec.SetField(application.FieldIndustryKey, field.TypeString, value)
+		_node.IndustryKey = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1036,6 +1145,66 @@ func (u *ApplicationUpsert) ClearFundedDealID() *ApplicationUpsert {
 	return u
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (u *ApplicationUpsert) SetStipulationsOutstanding(v int) *ApplicationUpsert {
+	u.Set(application.FieldStipulationsOutstanding, v)
+	return u
+}
+
+// UpdateStipulationsOutstanding sets the "stipulations_outstanding" field to the value that was provided on create.
+func (u *ApplicationUpsert) UpdateStipulationsOutstanding() *ApplicationUpsert {
+	u.SetExcluded(application.FieldStipulationsOutstanding)
+	return u
+}
+
+// AddStipulationsOutstanding adds v to the "stipulations_outstanding" field.
+func (u *ApplicationUpsert) AddStipulationsOutstanding(v int) *ApplicationUpsert {
+	u.Add(application.FieldStipulationsOutstanding, v)
+	return u
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (u *ApplicationUpsert) SetAmountBand(v int) *ApplicationUpsert {
+	u.Set(application.FieldAmountBand, v)
+	return u
+}
+
+// UpdateAmountBand sets the "amount_band" field to the value that was provided on create.
+func (u *ApplicationUpsert) UpdateAmountBand() *ApplicationUpsert {
+	u.SetExcluded(application.FieldAmountBand)
+	return u
+}
+
+// AddAmountBand adds v to the "amount_band" field.
+func (u *ApplicationUpsert) AddAmountBand(v int) *ApplicationUpsert {
+	u.Add(application.FieldAmountBand, v)
+	return u
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (u *ApplicationUpsert) ClearAmountBand() *ApplicationUpsert {
+	u.SetNull(application.FieldAmountBand)
+	return u
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (u *ApplicationUpsert) SetIndustryKey(v string) *ApplicationUpsert {
+	u.Set(application.FieldIndustryKey, v)
+	return u
+}
+
+// UpdateIndustryKey sets the "industry_key" field to the value that was provided on create.
+func (u *ApplicationUpsert) UpdateIndustryKey() *ApplicationUpsert {
+	u.SetExcluded(application.FieldIndustryKey)
+	return u
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (u *ApplicationUpsert) ClearIndustryKey() *ApplicationUpsert {
+	u.SetNull(application.FieldIndustryKey)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1088,6 +1257,12 @@ func (u *ApplicationUpsertOne) UpdateNewValues() *ApplicationUpsertOne {
 		}
 		if _, exists := u.create.mutation.Warnings(); exists {
 			s.SetIgnore(application.FieldWarnings)
+		}
+		if _, exists := u.create.mutation.RenewalOfDealID(); exists {
+			s.SetIgnore(application.FieldRenewalOfDealID)
+		}
+		if _, exists := u.create.mutation.IsRenewal(); exists {
+			s.SetIgnore(application.FieldIsRenewal)
 		}
 	}))
 	return u
@@ -1421,6 +1596,76 @@ func (u *ApplicationUpsertOne) ClearFundedDealID() *ApplicationUpsertOne {
 	})
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (u *ApplicationUpsertOne) SetStipulationsOutstanding(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetStipulationsOutstanding(v)
+	})
+}
+
+// AddStipulationsOutstanding adds v to the "stipulations_outstanding" field.
+func (u *ApplicationUpsertOne) AddStipulationsOutstanding(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddStipulationsOutstanding(v)
+	})
+}
+
+// UpdateStipulationsOutstanding sets the "stipulations_outstanding" field to the value that was provided on create.
+func (u *ApplicationUpsertOne) UpdateStipulationsOutstanding() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateStipulationsOutstanding()
+	})
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (u *ApplicationUpsertOne) SetAmountBand(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetAmountBand(v)
+	})
+}
+
+// AddAmountBand adds v to the "amount_band" field.
+func (u *ApplicationUpsertOne) AddAmountBand(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddAmountBand(v)
+	})
+}
+
+// UpdateAmountBand sets the "amount_band" field to the value that was provided on create.
+func (u *ApplicationUpsertOne) UpdateAmountBand() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateAmountBand()
+	})
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (u *ApplicationUpsertOne) ClearAmountBand() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearAmountBand()
+	})
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (u *ApplicationUpsertOne) SetIndustryKey(v string) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetIndustryKey(v)
+	})
+}
+
+// UpdateIndustryKey sets the "industry_key" field to the value that was provided on create.
+func (u *ApplicationUpsertOne) UpdateIndustryKey() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateIndustryKey()
+	})
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (u *ApplicationUpsertOne) ClearIndustryKey() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearIndustryKey()
+	})
+}
+
 // Exec executes the query.
 func (u *ApplicationUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -1639,6 +1884,12 @@ func (u *ApplicationUpsertBulk) UpdateNewValues() *ApplicationUpsertBulk {
 			}
 			if _, exists := b.mutation.Warnings(); exists {
 				s.SetIgnore(application.FieldWarnings)
+			}
+			if _, exists := b.mutation.RenewalOfDealID(); exists {
+				s.SetIgnore(application.FieldRenewalOfDealID)
+			}
+			if _, exists := b.mutation.IsRenewal(); exists {
+				s.SetIgnore(application.FieldIsRenewal)
 			}
 		}
 	}))
@@ -1970,6 +2221,76 @@ func (u *ApplicationUpsertBulk) UpdateFundedDealID() *ApplicationUpsertBulk {
 func (u *ApplicationUpsertBulk) ClearFundedDealID() *ApplicationUpsertBulk {
 	return u.Update(func(s *ApplicationUpsert) {
 		s.ClearFundedDealID()
+	})
+}
+
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (u *ApplicationUpsertBulk) SetStipulationsOutstanding(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetStipulationsOutstanding(v)
+	})
+}
+
+// AddStipulationsOutstanding adds v to the "stipulations_outstanding" field.
+func (u *ApplicationUpsertBulk) AddStipulationsOutstanding(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddStipulationsOutstanding(v)
+	})
+}
+
+// UpdateStipulationsOutstanding sets the "stipulations_outstanding" field to the value that was provided on create.
+func (u *ApplicationUpsertBulk) UpdateStipulationsOutstanding() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateStipulationsOutstanding()
+	})
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (u *ApplicationUpsertBulk) SetAmountBand(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetAmountBand(v)
+	})
+}
+
+// AddAmountBand adds v to the "amount_band" field.
+func (u *ApplicationUpsertBulk) AddAmountBand(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddAmountBand(v)
+	})
+}
+
+// UpdateAmountBand sets the "amount_band" field to the value that was provided on create.
+func (u *ApplicationUpsertBulk) UpdateAmountBand() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateAmountBand()
+	})
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (u *ApplicationUpsertBulk) ClearAmountBand() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearAmountBand()
+	})
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (u *ApplicationUpsertBulk) SetIndustryKey(v string) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetIndustryKey(v)
+	})
+}
+
+// UpdateIndustryKey sets the "industry_key" field to the value that was provided on create.
+func (u *ApplicationUpsertBulk) UpdateIndustryKey() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateIndustryKey()
+	})
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (u *ApplicationUpsertBulk) ClearIndustryKey() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearIndustryKey()
 	})
 }
 

@@ -313,6 +313,74 @@ func (_u *ApplicationUpdate) ClearFundedDealID() *ApplicationUpdate {
 	return _u
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (_u *ApplicationUpdate) SetStipulationsOutstanding(v int) *ApplicationUpdate {
+	_u.mutation.ResetStipulationsOutstanding()
+	_u.mutation.SetStipulationsOutstanding(v)
+	return _u
+}
+
+// SetNillableStipulationsOutstanding sets the "stipulations_outstanding" field if the given value is not nil.
+func (_u *ApplicationUpdate) SetNillableStipulationsOutstanding(v *int) *ApplicationUpdate {
+	if v != nil {
+		_u.SetStipulationsOutstanding(*v)
+	}
+	return _u
+}
+
+// AddStipulationsOutstanding adds value to the "stipulations_outstanding" field.
+func (_u *ApplicationUpdate) AddStipulationsOutstanding(v int) *ApplicationUpdate {
+	_u.mutation.AddStipulationsOutstanding(v)
+	return _u
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (_u *ApplicationUpdate) SetAmountBand(v int) *ApplicationUpdate {
+	_u.mutation.ResetAmountBand()
+	_u.mutation.SetAmountBand(v)
+	return _u
+}
+
+// SetNillableAmountBand sets the "amount_band" field if the given value is not nil.
+func (_u *ApplicationUpdate) SetNillableAmountBand(v *int) *ApplicationUpdate {
+	if v != nil {
+		_u.SetAmountBand(*v)
+	}
+	return _u
+}
+
+// AddAmountBand adds value to the "amount_band" field.
+func (_u *ApplicationUpdate) AddAmountBand(v int) *ApplicationUpdate {
+	_u.mutation.AddAmountBand(v)
+	return _u
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (_u *ApplicationUpdate) ClearAmountBand() *ApplicationUpdate {
+	_u.mutation.ClearAmountBand()
+	return _u
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (_u *ApplicationUpdate) SetIndustryKey(v string) *ApplicationUpdate {
+	_u.mutation.SetIndustryKey(v)
+	return _u
+}
+
+// SetNillableIndustryKey sets the "industry_key" field if the given value is not nil.
+func (_u *ApplicationUpdate) SetNillableIndustryKey(v *string) *ApplicationUpdate {
+	if v != nil {
+		_u.SetIndustryKey(*v)
+	}
+	return _u
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (_u *ApplicationUpdate) ClearIndustryKey() *ApplicationUpdate {
+	_u.mutation.ClearIndustryKey()
+	return _u
+}
+
 // AddDealIDs adds the "deals" edge to the FundedDeal entity by IDs.
 func (_u *ApplicationUpdate) AddDealIDs(ids ...uuid.UUID) *ApplicationUpdate {
 	_u.mutation.AddDealIDs(ids...)
@@ -421,6 +489,11 @@ func (_u *ApplicationUpdate) check() error {
 	if v, ok := _u.mutation.DeclineCategory(); ok {
 		if err := application.DeclineCategoryValidator(v); err != nil {
 			return &ValidationError{Name: "decline_category", err: fmt.Errorf(`ent: validator failed for field "Application.decline_category": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.StipulationsOutstanding(); ok {
+		if err := application.StipulationsOutstandingValidator(v); err != nil {
+			return &ValidationError{Name: "stipulations_outstanding", err: fmt.Errorf(`ent: validator failed for field "Application.stipulations_outstanding": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -553,6 +626,30 @@ func (_u *ApplicationUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	}
 	if _u.mutation.FundedDealIDCleared() {
 		_spec.ClearField(application.FieldFundedDealID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.StipulationsOutstanding(); ok {
+		_spec.SetField(application.FieldStipulationsOutstanding, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedStipulationsOutstanding(); ok {
+		_spec.AddField(application.FieldStipulationsOutstanding, field.TypeInt, value)
+	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(application.FieldRenewalOfDealID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.AmountBand(); ok {
+		_spec.SetField(application.FieldAmountBand, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAmountBand(); ok {
+		_spec.AddField(application.FieldAmountBand, field.TypeInt, value)
+	}
+	if _u.mutation.AmountBandCleared() {
+		_spec.ClearField(application.FieldAmountBand, field.TypeInt)
+	}
+	if value, ok := _u.mutation.IndustryKey(); ok {
+		_spec.SetField(application.FieldIndustryKey, field.TypeString, value)
+	}
+	if _u.mutation.IndustryKeyCleared() {
+		_spec.ClearField(application.FieldIndustryKey, field.TypeString)
 	}
 	if _u.mutation.DealsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -901,6 +998,74 @@ func (_u *ApplicationUpdateOne) ClearFundedDealID() *ApplicationUpdateOne {
 	return _u
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (_u *ApplicationUpdateOne) SetStipulationsOutstanding(v int) *ApplicationUpdateOne {
+	_u.mutation.ResetStipulationsOutstanding()
+	_u.mutation.SetStipulationsOutstanding(v)
+	return _u
+}
+
+// SetNillableStipulationsOutstanding sets the "stipulations_outstanding" field if the given value is not nil.
+func (_u *ApplicationUpdateOne) SetNillableStipulationsOutstanding(v *int) *ApplicationUpdateOne {
+	if v != nil {
+		_u.SetStipulationsOutstanding(*v)
+	}
+	return _u
+}
+
+// AddStipulationsOutstanding adds value to the "stipulations_outstanding" field.
+func (_u *ApplicationUpdateOne) AddStipulationsOutstanding(v int) *ApplicationUpdateOne {
+	_u.mutation.AddStipulationsOutstanding(v)
+	return _u
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (_u *ApplicationUpdateOne) SetAmountBand(v int) *ApplicationUpdateOne {
+	_u.mutation.ResetAmountBand()
+	_u.mutation.SetAmountBand(v)
+	return _u
+}
+
+// SetNillableAmountBand sets the "amount_band" field if the given value is not nil.
+func (_u *ApplicationUpdateOne) SetNillableAmountBand(v *int) *ApplicationUpdateOne {
+	if v != nil {
+		_u.SetAmountBand(*v)
+	}
+	return _u
+}
+
+// AddAmountBand adds value to the "amount_band" field.
+func (_u *ApplicationUpdateOne) AddAmountBand(v int) *ApplicationUpdateOne {
+	_u.mutation.AddAmountBand(v)
+	return _u
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (_u *ApplicationUpdateOne) ClearAmountBand() *ApplicationUpdateOne {
+	_u.mutation.ClearAmountBand()
+	return _u
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (_u *ApplicationUpdateOne) SetIndustryKey(v string) *ApplicationUpdateOne {
+	_u.mutation.SetIndustryKey(v)
+	return _u
+}
+
+// SetNillableIndustryKey sets the "industry_key" field if the given value is not nil.
+func (_u *ApplicationUpdateOne) SetNillableIndustryKey(v *string) *ApplicationUpdateOne {
+	if v != nil {
+		_u.SetIndustryKey(*v)
+	}
+	return _u
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (_u *ApplicationUpdateOne) ClearIndustryKey() *ApplicationUpdateOne {
+	_u.mutation.ClearIndustryKey()
+	return _u
+}
+
 // AddDealIDs adds the "deals" edge to the FundedDeal entity by IDs.
 func (_u *ApplicationUpdateOne) AddDealIDs(ids ...uuid.UUID) *ApplicationUpdateOne {
 	_u.mutation.AddDealIDs(ids...)
@@ -1022,6 +1187,11 @@ func (_u *ApplicationUpdateOne) check() error {
 	if v, ok := _u.mutation.DeclineCategory(); ok {
 		if err := application.DeclineCategoryValidator(v); err != nil {
 			return &ValidationError{Name: "decline_category", err: fmt.Errorf(`ent: validator failed for field "Application.decline_category": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.StipulationsOutstanding(); ok {
+		if err := application.StipulationsOutstandingValidator(v); err != nil {
+			return &ValidationError{Name: "stipulations_outstanding", err: fmt.Errorf(`ent: validator failed for field "Application.stipulations_outstanding": %w`, err)}
 		}
 	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
@@ -1171,6 +1341,30 @@ func (_u *ApplicationUpdateOne) sqlSave(ctx context.Context) (_node *Application
 	}
 	if _u.mutation.FundedDealIDCleared() {
 		_spec.ClearField(application.FieldFundedDealID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.StipulationsOutstanding(); ok {
+		_spec.SetField(application.FieldStipulationsOutstanding, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedStipulationsOutstanding(); ok {
+		_spec.AddField(application.FieldStipulationsOutstanding, field.TypeInt, value)
+	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(application.FieldRenewalOfDealID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.AmountBand(); ok {
+		_spec.SetField(application.FieldAmountBand, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAmountBand(); ok {
+		_spec.AddField(application.FieldAmountBand, field.TypeInt, value)
+	}
+	if _u.mutation.AmountBandCleared() {
+		_spec.ClearField(application.FieldAmountBand, field.TypeInt)
+	}
+	if value, ok := _u.mutation.IndustryKey(); ok {
+		_spec.SetField(application.FieldIndustryKey, field.TypeString, value)
+	}
+	if _u.mutation.IndustryKeyCleared() {
+		_spec.ClearField(application.FieldIndustryKey, field.TypeString)
 	}
 	if _u.mutation.DealsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -25,11 +25,11 @@ type AuditEvent struct {
 	OrgID uuid.UUID `json:"org_id,omitempty"`
 	// When the action was made.
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
-	// Who acted: the API key's id, automation:<id>, or system (the command line, the service).
+	// Who acted: user:<id> for a person (signed in, or through a key bound to them), the API key's id, automation:<id>, anonymous for a sign-in that failed, or system (the command line, the service).
 	Actor string `json:"actor,omitempty"`
-	// What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed or app_installation.uninstalled.
+	// What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed, app_installation.uninstalled, user.invited, user.sign_in_reset, user.deactivated, user.signed_in, user.sign_in_failed or user.signed_out.
 	Action string `json:"action,omitempty"`
-	// The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app or app_installation.
+	// The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app, app_installation or user.
 	TargetType string `json:"target_type,omitempty"`
 	// The id of the record acted on.
 	TargetID uuid.UUID `json:"target_id,omitempty"`
@@ -37,6 +37,10 @@ type AuditEvent struct {
 	RequestID *string `json:"request_id,omitempty"`
 	// The fields the action set, by name; never their values.
 	Fields []string `json:"fields,omitempty"`
+	// For sign-in events, the email tried; never a password or token.
+	Email *string `json:"email,omitempty"`
+	// For sign-in events, the address the attempt came from.
+	ClientIP *string `json:"client_ip,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AuditEventQuery when eager-loading is set.
 	Edges        AuditEventEdges `json:"edges"`
@@ -70,7 +74,7 @@ func (*AuditEvent) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case auditevent.FieldFields:
 			values[i] = new([]byte)
-		case auditevent.FieldActor, auditevent.FieldAction, auditevent.FieldTargetType, auditevent.FieldRequestID:
+		case auditevent.FieldActor, auditevent.FieldAction, auditevent.FieldTargetType, auditevent.FieldRequestID, auditevent.FieldEmail, auditevent.FieldClientIP:
 			values[i] = new(sql.NullString)
 		case auditevent.FieldOccurredAt:
 			values[i] = new(sql.NullTime)
@@ -148,6 +152,20 @@ func (_m *AuditEvent) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field fields: %w", err)
 				}
 			}
+		case auditevent.FieldEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field email", values[i])
+			} else if value.Valid {
+				_m.Email = new(string)
+				*_m.Email = value.String
+			}
+		case auditevent.FieldClientIP:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field client_ip", values[i])
+			} else if value.Valid {
+				_m.ClientIP = new(string)
+				*_m.ClientIP = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -214,6 +232,16 @@ func (_m *AuditEvent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("fields=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Fields))
+	builder.WriteString(", ")
+	if v := _m.Email; v != nil {
+		builder.WriteString("email=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ClientIP; v != nil {
+		builder.WriteString("client_ip=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

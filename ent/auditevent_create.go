@@ -89,6 +89,34 @@ func (_c *AuditEventCreate) SetFields(v []string) *AuditEventCreate {
 	return _c
 }
 
+// SetEmail sets the "email" field.
+func (_c *AuditEventCreate) SetEmail(v string) *AuditEventCreate {
+	_c.mutation.SetEmail(v)
+	return _c
+}
+
+// SetNillableEmail sets the "email" field if the given value is not nil.
+func (_c *AuditEventCreate) SetNillableEmail(v *string) *AuditEventCreate {
+	if v != nil {
+		_c.SetEmail(*v)
+	}
+	return _c
+}
+
+// SetClientIP sets the "client_ip" field.
+func (_c *AuditEventCreate) SetClientIP(v string) *AuditEventCreate {
+	_c.mutation.SetClientIP(v)
+	return _c
+}
+
+// SetNillableClientIP sets the "client_ip" field if the given value is not nil.
+func (_c *AuditEventCreate) SetNillableClientIP(v *string) *AuditEventCreate {
+	if v != nil {
+		_c.SetClientIP(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AuditEventCreate) SetID(v uuid.UUID) *AuditEventCreate {
 	_c.mutation.SetID(v)
@@ -255,6 +283,14 @@ func (_c *AuditEventCreate) createSpec() (*AuditEvent, *sqlgraph.CreateSpec) {
 		_spec.SetField(auditevent.FieldFields, field.TypeJSON, value)
 		_node.Fields = value
 	}
+	if value, ok := _c.mutation.Email(); ok {
+		_spec.SetField(auditevent.FieldEmail, field.TypeString, value)
+		_node.Email = &value
+	}
+	if value, ok := _c.mutation.ClientIP(); ok {
+		_spec.SetField(auditevent.FieldClientIP, field.TypeString, value)
+		_node.ClientIP = &value
+	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -364,6 +400,12 @@ func (u *AuditEventUpsertOne) UpdateNewValues() *AuditEventUpsertOne {
 		}
 		if _, exists := u.create.mutation.GetFields(); exists {
 			s.SetIgnore(auditevent.FieldFields)
+		}
+		if _, exists := u.create.mutation.Email(); exists {
+			s.SetIgnore(auditevent.FieldEmail)
+		}
+		if _, exists := u.create.mutation.ClientIP(); exists {
+			s.SetIgnore(auditevent.FieldClientIP)
 		}
 	}))
 	return u
@@ -602,6 +644,12 @@ func (u *AuditEventUpsertBulk) UpdateNewValues() *AuditEventUpsertBulk {
 			}
 			if _, exists := b.mutation.GetFields(); exists {
 				s.SetIgnore(auditevent.FieldFields)
+			}
+			if _, exists := b.mutation.Email(); exists {
+				s.SetIgnore(auditevent.FieldEmail)
+			}
+			if _, exists := b.mutation.ClientIP(); exists {
+				s.SetIgnore(auditevent.FieldClientIP)
 			}
 		}
 	}))

@@ -92,6 +92,12 @@ func (_u *AuditEventUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.FieldsCleared() {
 		_spec.ClearField(auditevent.FieldFields, field.TypeJSON)
 	}
+	if _u.mutation.EmailCleared() {
+		_spec.ClearField(auditevent.FieldEmail, field.TypeString)
+	}
+	if _u.mutation.ClientIPCleared() {
+		_spec.ClearField(auditevent.FieldClientIP, field.TypeString)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -207,6 +213,12 @@ func (_u *AuditEventUpdateOne) sqlSave(ctx context.Context) (_node *AuditEvent, 
 	}
 	if _u.mutation.FieldsCleared() {
 		_spec.ClearField(auditevent.FieldFields, field.TypeJSON)
+	}
+	if _u.mutation.EmailCleared() {
+		_spec.ClearField(auditevent.FieldEmail, field.TypeString)
+	}
+	if _u.mutation.ClientIPCleared() {
+		_spec.ClearField(auditevent.FieldClientIP, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &AuditEvent{config: _u.config}

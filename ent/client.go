@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -44,9 +45,17 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -66,6 +75,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// Activity is the client for interacting with the Activity builders.
+	Activity *ActivityClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
 	// App is the client for interacting with the App builders.
@@ -120,12 +131,28 @@ type Client struct {
 	Lender *LenderClient
 	// LenderDay is the client for interacting with the LenderDay builders.
 	LenderDay *LenderDayClient
+	// Note is the client for interacting with the Note builders.
+	Note *NoteClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PaymentDay is the client for interacting with the PaymentDay builders.
 	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// SavedView is the client for interacting with the SavedView builders.
+	SavedView *SavedViewClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
+	// SignInFailure is the client for interacting with the SignInFailure builders.
+	SignInFailure *SignInFailureClient
+	// SignInFlow is the client for interacting with the SignInFlow builders.
+	SignInFlow *SignInFlowClient
+	// Stipulation is the client for interacting with the Stipulation builders.
+	Stipulation *StipulationClient
+	// Task is the client for interacting with the Task builders.
+	Task *TaskClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -150,6 +177,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.Activity = NewActivityClient(c.config)
 	c.AgentPresence = NewAgentPresenceClient(c.config)
 	c.App = NewAppClient(c.config)
 	c.AppInstallation = NewAppInstallationClient(c.config)
@@ -177,9 +205,17 @@ func (c *Client) init() {
 	c.LeadDay = NewLeadDayClient(c.config)
 	c.Lender = NewLenderClient(c.config)
 	c.LenderDay = NewLenderDayClient(c.config)
+	c.Note = NewNoteClient(c.config)
+	c.Notification = NewNotificationClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.PaymentDay = NewPaymentDayClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
+	c.SavedView = NewSavedViewClient(c.config)
+	c.Session = NewSessionClient(c.config)
+	c.SignInFailure = NewSignInFailureClient(c.config)
+	c.SignInFlow = NewSignInFlowClient(c.config)
+	c.Stipulation = NewStipulationClient(c.config)
+	c.Task = NewTaskClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
@@ -295,6 +331,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:                 ctx,
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
+		Activity:            NewActivityClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
 		App:                 NewAppClient(cfg),
 		AppInstallation:     NewAppInstallationClient(cfg),
@@ -322,9 +359,17 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
 		LenderDay:           NewLenderDayClient(cfg),
+		Note:                NewNoteClient(cfg),
+		Notification:        NewNotificationClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
+		SavedView:           NewSavedViewClient(cfg),
+		Session:             NewSessionClient(cfg),
+		SignInFailure:       NewSignInFailureClient(cfg),
+		SignInFlow:          NewSignInFlowClient(cfg),
+		Stipulation:         NewStipulationClient(cfg),
+		Task:                NewTaskClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -351,6 +396,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:                 ctx,
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
+		Activity:            NewActivityClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
 		App:                 NewAppClient(cfg),
 		AppInstallation:     NewAppInstallationClient(cfg),
@@ -378,9 +424,17 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
 		LenderDay:           NewLenderDayClient(cfg),
+		Note:                NewNoteClient(cfg),
+		Notification:        NewNotificationClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
+		SavedView:           NewSavedViewClient(cfg),
+		Session:             NewSessionClient(cfg),
+		SignInFailure:       NewSignInFailureClient(cfg),
+		SignInFlow:          NewSignInFlowClient(cfg),
+		Stipulation:         NewStipulationClient(cfg),
+		Task:                NewTaskClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -416,14 +470,15 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
+		c.APIKey, c.Activity, c.AgentPresence, c.App, c.AppInstallation, c.Application,
 		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
 		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
 		c.DialerCall, c.Document, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
 		c.ImportJob, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
-		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEvent, c.WebhookSubscription,
+		c.LeadDay, c.Lender, c.LenderDay, c.Note, c.Notification, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.SavedView, c.Session, c.SignInFailure,
+		c.SignInFlow, c.Stipulation, c.Task, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -433,14 +488,15 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
+		c.APIKey, c.Activity, c.AgentPresence, c.App, c.AppInstallation, c.Application,
 		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
 		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
 		c.DialerCall, c.Document, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
 		c.ImportJob, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
-		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEvent, c.WebhookSubscription,
+		c.LeadDay, c.Lender, c.LenderDay, c.Note, c.Notification, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.SavedView, c.Session, c.SignInFailure,
+		c.SignInFlow, c.Stipulation, c.Task, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -451,6 +507,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *ActivityMutation:
+		return c.Activity.mutate(ctx, m)
 	case *AgentPresenceMutation:
 		return c.AgentPresence.mutate(ctx, m)
 	case *AppMutation:
@@ -505,12 +563,28 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Lender.mutate(ctx, m)
 	case *LenderDayMutation:
 		return c.LenderDay.mutate(ctx, m)
+	case *NoteMutation:
+		return c.Note.mutate(ctx, m)
+	case *NotificationMutation:
+		return c.Notification.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
 	case *PaymentDayMutation:
 		return c.PaymentDay.mutate(ctx, m)
 	case *PipelineStageMutation:
 		return c.PipelineStage.mutate(ctx, m)
+	case *SavedViewMutation:
+		return c.SavedView.mutate(ctx, m)
+	case *SessionMutation:
+		return c.Session.mutate(ctx, m)
+	case *SignInFailureMutation:
+		return c.SignInFailure.mutate(ctx, m)
+	case *SignInFlowMutation:
+		return c.SignInFlow.mutate(ctx, m)
+	case *StipulationMutation:
+		return c.Stipulation.mutate(ctx, m)
+	case *TaskMutation:
+		return c.Task.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *UserMutation:
@@ -675,6 +749,156 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// ActivityClient is a client for the Activity schema.
+type ActivityClient struct {
+	config
+}
+
+// NewActivityClient returns a client for the Activity from the given config.
+func NewActivityClient(c config) *ActivityClient {
+	return &ActivityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `activity.Hooks(f(g(h())))`.
+func (c *ActivityClient) Use(hooks ...Hook) {
+	c.hooks.Activity = append(c.hooks.Activity, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `activity.Intercept(f(g(h())))`.
+func (c *ActivityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Activity = append(c.inters.Activity, interceptors...)
+}
+
+// Create returns a builder for creating a Activity entity.
+func (c *ActivityClient) Create() *ActivityCreate {
+	mutation := newActivityMutation(c.config, OpCreate)
+	return &ActivityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Activity entities.
+func (c *ActivityClient) CreateBulk(builders ...*ActivityCreate) *ActivityCreateBulk {
+	return &ActivityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ActivityClient) MapCreateBulk(slice any, setFunc func(*ActivityCreate, int)) *ActivityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ActivityCreateBulk{err: fmt.Errorf("calling to ActivityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ActivityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ActivityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Activity.
+func (c *ActivityClient) Update() *ActivityUpdate {
+	mutation := newActivityMutation(c.config, OpUpdate)
+	return &ActivityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ActivityClient) UpdateOne(_m *Activity) *ActivityUpdateOne {
+	mutation := newActivityMutation(c.config, OpUpdateOne, withActivity(_m))
+	return &ActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ActivityClient) UpdateOneID(id uuid.UUID) *ActivityUpdateOne {
+	mutation := newActivityMutation(c.config, OpUpdateOne, withActivityID(id))
+	return &ActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Activity.
+func (c *ActivityClient) Delete() *ActivityDelete {
+	mutation := newActivityMutation(c.config, OpDelete)
+	return &ActivityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ActivityClient) DeleteOne(_m *Activity) *ActivityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ActivityClient) DeleteOneID(id uuid.UUID) *ActivityDeleteOne {
+	builder := c.Delete().Where(activity.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ActivityDeleteOne{builder}
+}
+
+// Query returns a query builder for Activity.
+func (c *ActivityClient) Query() *ActivityQuery {
+	return &ActivityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeActivity},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Activity entity by its id.
+func (c *ActivityClient) Get(ctx context.Context, id uuid.UUID) (*Activity, error) {
+	return c.Query().Where(activity.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ActivityClient) GetX(ctx context.Context, id uuid.UUID) *Activity {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Activity.
+func (c *ActivityClient) QueryOrganization(_m *Activity) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(activity.Table, activity.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, activity.OrganizationTable, activity.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ActivityClient) Hooks() []Hook {
+	hooks := c.hooks.Activity
+	return append(hooks[:len(hooks):len(hooks)], activity.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ActivityClient) Interceptors() []Interceptor {
+	return c.inters.Activity
+}
+
+func (c *ActivityClient) mutate(ctx context.Context, m *ActivityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ActivityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ActivityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ActivityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ActivityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Activity mutation op: %q", m.Op())
 	}
 }
 
@@ -5034,6 +5258,306 @@ func (c *LenderDayClient) mutate(ctx context.Context, m *LenderDayMutation) (Val
 	}
 }
 
+// NoteClient is a client for the Note schema.
+type NoteClient struct {
+	config
+}
+
+// NewNoteClient returns a client for the Note from the given config.
+func NewNoteClient(c config) *NoteClient {
+	return &NoteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `note.Hooks(f(g(h())))`.
+func (c *NoteClient) Use(hooks ...Hook) {
+	c.hooks.Note = append(c.hooks.Note, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `note.Intercept(f(g(h())))`.
+func (c *NoteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Note = append(c.inters.Note, interceptors...)
+}
+
+// Create returns a builder for creating a Note entity.
+func (c *NoteClient) Create() *NoteCreate {
+	mutation := newNoteMutation(c.config, OpCreate)
+	return &NoteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Note entities.
+func (c *NoteClient) CreateBulk(builders ...*NoteCreate) *NoteCreateBulk {
+	return &NoteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NoteClient) MapCreateBulk(slice any, setFunc func(*NoteCreate, int)) *NoteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NoteCreateBulk{err: fmt.Errorf("calling to NoteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NoteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NoteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Note.
+func (c *NoteClient) Update() *NoteUpdate {
+	mutation := newNoteMutation(c.config, OpUpdate)
+	return &NoteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NoteClient) UpdateOne(_m *Note) *NoteUpdateOne {
+	mutation := newNoteMutation(c.config, OpUpdateOne, withNote(_m))
+	return &NoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NoteClient) UpdateOneID(id uuid.UUID) *NoteUpdateOne {
+	mutation := newNoteMutation(c.config, OpUpdateOne, withNoteID(id))
+	return &NoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Note.
+func (c *NoteClient) Delete() *NoteDelete {
+	mutation := newNoteMutation(c.config, OpDelete)
+	return &NoteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NoteClient) DeleteOne(_m *Note) *NoteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NoteClient) DeleteOneID(id uuid.UUID) *NoteDeleteOne {
+	builder := c.Delete().Where(note.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NoteDeleteOne{builder}
+}
+
+// Query returns a query builder for Note.
+func (c *NoteClient) Query() *NoteQuery {
+	return &NoteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNote},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Note entity by its id.
+func (c *NoteClient) Get(ctx context.Context, id uuid.UUID) (*Note, error) {
+	return c.Query().Where(note.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NoteClient) GetX(ctx context.Context, id uuid.UUID) *Note {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Note.
+func (c *NoteClient) QueryOrganization(_m *Note) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(note.Table, note.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, note.OrganizationTable, note.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NoteClient) Hooks() []Hook {
+	hooks := c.hooks.Note
+	return append(hooks[:len(hooks):len(hooks)], note.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *NoteClient) Interceptors() []Interceptor {
+	return c.inters.Note
+}
+
+func (c *NoteClient) mutate(ctx context.Context, m *NoteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NoteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NoteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NoteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Note mutation op: %q", m.Op())
+	}
+}
+
+// NotificationClient is a client for the Notification schema.
+type NotificationClient struct {
+	config
+}
+
+// NewNotificationClient returns a client for the Notification from the given config.
+func NewNotificationClient(c config) *NotificationClient {
+	return &NotificationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `notification.Hooks(f(g(h())))`.
+func (c *NotificationClient) Use(hooks ...Hook) {
+	c.hooks.Notification = append(c.hooks.Notification, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `notification.Intercept(f(g(h())))`.
+func (c *NotificationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Notification = append(c.inters.Notification, interceptors...)
+}
+
+// Create returns a builder for creating a Notification entity.
+func (c *NotificationClient) Create() *NotificationCreate {
+	mutation := newNotificationMutation(c.config, OpCreate)
+	return &NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Notification entities.
+func (c *NotificationClient) CreateBulk(builders ...*NotificationCreate) *NotificationCreateBulk {
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NotificationClient) MapCreateBulk(slice any, setFunc func(*NotificationCreate, int)) *NotificationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NotificationCreateBulk{err: fmt.Errorf("calling to NotificationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NotificationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Notification.
+func (c *NotificationClient) Update() *NotificationUpdate {
+	mutation := newNotificationMutation(c.config, OpUpdate)
+	return &NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NotificationClient) UpdateOne(_m *Notification) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotification(_m))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NotificationClient) UpdateOneID(id uuid.UUID) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotificationID(id))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Notification.
+func (c *NotificationClient) Delete() *NotificationDelete {
+	mutation := newNotificationMutation(c.config, OpDelete)
+	return &NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NotificationClient) DeleteOne(_m *Notification) *NotificationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NotificationClient) DeleteOneID(id uuid.UUID) *NotificationDeleteOne {
+	builder := c.Delete().Where(notification.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NotificationDeleteOne{builder}
+}
+
+// Query returns a query builder for Notification.
+func (c *NotificationClient) Query() *NotificationQuery {
+	return &NotificationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNotification},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Notification entity by its id.
+func (c *NotificationClient) Get(ctx context.Context, id uuid.UUID) (*Notification, error) {
+	return c.Query().Where(notification.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NotificationClient) GetX(ctx context.Context, id uuid.UUID) *Notification {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Notification.
+func (c *NotificationClient) QueryOrganization(_m *Notification) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(notification.Table, notification.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, notification.OrganizationTable, notification.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NotificationClient) Hooks() []Hook {
+	hooks := c.hooks.Notification
+	return append(hooks[:len(hooks):len(hooks)], notification.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *NotificationClient) Interceptors() []Interceptor {
+	return c.inters.Notification
+}
+
+func (c *NotificationClient) mutate(ctx context.Context, m *NotificationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Notification mutation op: %q", m.Op())
+	}
+}
+
 // OrganizationClient is a client for the Organization schema.
 type OrganizationClient struct {
 	config
@@ -5478,6 +6002,102 @@ func (c *OrganizationClient) QueryImportJobs(_m *Organization) *ImportJobQuery {
 	return query
 }
 
+// QueryActivities queries the activities edge of a Organization.
+func (c *OrganizationClient) QueryActivities(_m *Organization) *ActivityQuery {
+	query := (&ActivityClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(activity.Table, activity.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ActivitiesTable, organization.ActivitiesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNotes queries the notes edge of a Organization.
+func (c *OrganizationClient) QueryNotes(_m *Organization) *NoteQuery {
+	query := (&NoteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(note.Table, note.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.NotesTable, organization.NotesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTasks queries the tasks edge of a Organization.
+func (c *OrganizationClient) QueryTasks(_m *Organization) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.TasksTable, organization.TasksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStipulations queries the stipulations edge of a Organization.
+func (c *OrganizationClient) QueryStipulations(_m *Organization) *StipulationQuery {
+	query := (&StipulationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(stipulation.Table, stipulation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.StipulationsTable, organization.StipulationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNotifications queries the notifications edge of a Organization.
+func (c *OrganizationClient) QueryNotifications(_m *Organization) *NotificationQuery {
+	query := (&NotificationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(notification.Table, notification.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.NotificationsTable, organization.NotificationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySavedViews queries the saved_views edge of a Organization.
+func (c *OrganizationClient) QuerySavedViews(_m *Organization) *SavedViewQuery {
+	query := (&SavedViewClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(savedview.Table, savedview.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.SavedViewsTable, organization.SavedViewsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *OrganizationClient) Hooks() []Hook {
 	hooks := c.hooks.Organization
@@ -5801,6 +6421,858 @@ func (c *PipelineStageClient) mutate(ctx context.Context, m *PipelineStageMutati
 		return (&PipelineStageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown PipelineStage mutation op: %q", m.Op())
+	}
+}
+
+// SavedViewClient is a client for the SavedView schema.
+type SavedViewClient struct {
+	config
+}
+
+// NewSavedViewClient returns a client for the SavedView from the given config.
+func NewSavedViewClient(c config) *SavedViewClient {
+	return &SavedViewClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `savedview.Hooks(f(g(h())))`.
+func (c *SavedViewClient) Use(hooks ...Hook) {
+	c.hooks.SavedView = append(c.hooks.SavedView, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `savedview.Intercept(f(g(h())))`.
+func (c *SavedViewClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SavedView = append(c.inters.SavedView, interceptors...)
+}
+
+// Create returns a builder for creating a SavedView entity.
+func (c *SavedViewClient) Create() *SavedViewCreate {
+	mutation := newSavedViewMutation(c.config, OpCreate)
+	return &SavedViewCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SavedView entities.
+func (c *SavedViewClient) CreateBulk(builders ...*SavedViewCreate) *SavedViewCreateBulk {
+	return &SavedViewCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SavedViewClient) MapCreateBulk(slice any, setFunc func(*SavedViewCreate, int)) *SavedViewCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SavedViewCreateBulk{err: fmt.Errorf("calling to SavedViewClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SavedViewCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SavedViewCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SavedView.
+func (c *SavedViewClient) Update() *SavedViewUpdate {
+	mutation := newSavedViewMutation(c.config, OpUpdate)
+	return &SavedViewUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SavedViewClient) UpdateOne(_m *SavedView) *SavedViewUpdateOne {
+	mutation := newSavedViewMutation(c.config, OpUpdateOne, withSavedView(_m))
+	return &SavedViewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SavedViewClient) UpdateOneID(id uuid.UUID) *SavedViewUpdateOne {
+	mutation := newSavedViewMutation(c.config, OpUpdateOne, withSavedViewID(id))
+	return &SavedViewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SavedView.
+func (c *SavedViewClient) Delete() *SavedViewDelete {
+	mutation := newSavedViewMutation(c.config, OpDelete)
+	return &SavedViewDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SavedViewClient) DeleteOne(_m *SavedView) *SavedViewDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SavedViewClient) DeleteOneID(id uuid.UUID) *SavedViewDeleteOne {
+	builder := c.Delete().Where(savedview.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SavedViewDeleteOne{builder}
+}
+
+// Query returns a query builder for SavedView.
+func (c *SavedViewClient) Query() *SavedViewQuery {
+	return &SavedViewQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSavedView},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SavedView entity by its id.
+func (c *SavedViewClient) Get(ctx context.Context, id uuid.UUID) (*SavedView, error) {
+	return c.Query().Where(savedview.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SavedViewClient) GetX(ctx context.Context, id uuid.UUID) *SavedView {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a SavedView.
+func (c *SavedViewClient) QueryOrganization(_m *SavedView) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(savedview.Table, savedview.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, savedview.OrganizationTable, savedview.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SavedViewClient) Hooks() []Hook {
+	hooks := c.hooks.SavedView
+	return append(hooks[:len(hooks):len(hooks)], savedview.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SavedViewClient) Interceptors() []Interceptor {
+	return c.inters.SavedView
+}
+
+func (c *SavedViewClient) mutate(ctx context.Context, m *SavedViewMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SavedViewCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SavedViewUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SavedViewUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SavedViewDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SavedView mutation op: %q", m.Op())
+	}
+}
+
+// SessionClient is a client for the Session schema.
+type SessionClient struct {
+	config
+}
+
+// NewSessionClient returns a client for the Session from the given config.
+func NewSessionClient(c config) *SessionClient {
+	return &SessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `session.Hooks(f(g(h())))`.
+func (c *SessionClient) Use(hooks ...Hook) {
+	c.hooks.Session = append(c.hooks.Session, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `session.Intercept(f(g(h())))`.
+func (c *SessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Session = append(c.inters.Session, interceptors...)
+}
+
+// Create returns a builder for creating a Session entity.
+func (c *SessionClient) Create() *SessionCreate {
+	mutation := newSessionMutation(c.config, OpCreate)
+	return &SessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Session entities.
+func (c *SessionClient) CreateBulk(builders ...*SessionCreate) *SessionCreateBulk {
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SessionClient) MapCreateBulk(slice any, setFunc func(*SessionCreate, int)) *SessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SessionCreateBulk{err: fmt.Errorf("calling to SessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Session.
+func (c *SessionClient) Update() *SessionUpdate {
+	mutation := newSessionMutation(c.config, OpUpdate)
+	return &SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SessionClient) UpdateOne(_m *Session) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSession(_m))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SessionClient) UpdateOneID(id uuid.UUID) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSessionID(id))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Session.
+func (c *SessionClient) Delete() *SessionDelete {
+	mutation := newSessionMutation(c.config, OpDelete)
+	return &SessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SessionClient) DeleteOne(_m *Session) *SessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SessionClient) DeleteOneID(id uuid.UUID) *SessionDeleteOne {
+	builder := c.Delete().Where(session.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SessionDeleteOne{builder}
+}
+
+// Query returns a query builder for Session.
+func (c *SessionClient) Query() *SessionQuery {
+	return &SessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Session entity by its id.
+func (c *SessionClient) Get(ctx context.Context, id uuid.UUID) (*Session, error) {
+	return c.Query().Where(session.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SessionClient) GetX(ctx context.Context, id uuid.UUID) *Session {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SessionClient) Hooks() []Hook {
+	hooks := c.hooks.Session
+	return append(hooks[:len(hooks):len(hooks)], session.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SessionClient) Interceptors() []Interceptor {
+	return c.inters.Session
+}
+
+func (c *SessionClient) mutate(ctx context.Context, m *SessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Session mutation op: %q", m.Op())
+	}
+}
+
+// SignInFailureClient is a client for the SignInFailure schema.
+type SignInFailureClient struct {
+	config
+}
+
+// NewSignInFailureClient returns a client for the SignInFailure from the given config.
+func NewSignInFailureClient(c config) *SignInFailureClient {
+	return &SignInFailureClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signinfailure.Hooks(f(g(h())))`.
+func (c *SignInFailureClient) Use(hooks ...Hook) {
+	c.hooks.SignInFailure = append(c.hooks.SignInFailure, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signinfailure.Intercept(f(g(h())))`.
+func (c *SignInFailureClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignInFailure = append(c.inters.SignInFailure, interceptors...)
+}
+
+// Create returns a builder for creating a SignInFailure entity.
+func (c *SignInFailureClient) Create() *SignInFailureCreate {
+	mutation := newSignInFailureMutation(c.config, OpCreate)
+	return &SignInFailureCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignInFailure entities.
+func (c *SignInFailureClient) CreateBulk(builders ...*SignInFailureCreate) *SignInFailureCreateBulk {
+	return &SignInFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignInFailureClient) MapCreateBulk(slice any, setFunc func(*SignInFailureCreate, int)) *SignInFailureCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignInFailureCreateBulk{err: fmt.Errorf("calling to SignInFailureClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignInFailureCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignInFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignInFailure.
+func (c *SignInFailureClient) Update() *SignInFailureUpdate {
+	mutation := newSignInFailureMutation(c.config, OpUpdate)
+	return &SignInFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignInFailureClient) UpdateOne(_m *SignInFailure) *SignInFailureUpdateOne {
+	mutation := newSignInFailureMutation(c.config, OpUpdateOne, withSignInFailure(_m))
+	return &SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignInFailureClient) UpdateOneID(id uuid.UUID) *SignInFailureUpdateOne {
+	mutation := newSignInFailureMutation(c.config, OpUpdateOne, withSignInFailureID(id))
+	return &SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignInFailure.
+func (c *SignInFailureClient) Delete() *SignInFailureDelete {
+	mutation := newSignInFailureMutation(c.config, OpDelete)
+	return &SignInFailureDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignInFailureClient) DeleteOne(_m *SignInFailure) *SignInFailureDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignInFailureClient) DeleteOneID(id uuid.UUID) *SignInFailureDeleteOne {
+	builder := c.Delete().Where(signinfailure.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignInFailureDeleteOne{builder}
+}
+
+// Query returns a query builder for SignInFailure.
+func (c *SignInFailureClient) Query() *SignInFailureQuery {
+	return &SignInFailureQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignInFailure},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignInFailure entity by its id.
+func (c *SignInFailureClient) Get(ctx context.Context, id uuid.UUID) (*SignInFailure, error) {
+	return c.Query().Where(signinfailure.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignInFailureClient) GetX(ctx context.Context, id uuid.UUID) *SignInFailure {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SignInFailureClient) Hooks() []Hook {
+	hooks := c.hooks.SignInFailure
+	return append(hooks[:len(hooks):len(hooks)], signinfailure.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignInFailureClient) Interceptors() []Interceptor {
+	return c.inters.SignInFailure
+}
+
+func (c *SignInFailureClient) mutate(ctx context.Context, m *SignInFailureMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignInFailureCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignInFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignInFailureDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignInFailure mutation op: %q", m.Op())
+	}
+}
+
+// SignInFlowClient is a client for the SignInFlow schema.
+type SignInFlowClient struct {
+	config
+}
+
+// NewSignInFlowClient returns a client for the SignInFlow from the given config.
+func NewSignInFlowClient(c config) *SignInFlowClient {
+	return &SignInFlowClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signinflow.Hooks(f(g(h())))`.
+func (c *SignInFlowClient) Use(hooks ...Hook) {
+	c.hooks.SignInFlow = append(c.hooks.SignInFlow, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signinflow.Intercept(f(g(h())))`.
+func (c *SignInFlowClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignInFlow = append(c.inters.SignInFlow, interceptors...)
+}
+
+// Create returns a builder for creating a SignInFlow entity.
+func (c *SignInFlowClient) Create() *SignInFlowCreate {
+	mutation := newSignInFlowMutation(c.config, OpCreate)
+	return &SignInFlowCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignInFlow entities.
+func (c *SignInFlowClient) CreateBulk(builders ...*SignInFlowCreate) *SignInFlowCreateBulk {
+	return &SignInFlowCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignInFlowClient) MapCreateBulk(slice any, setFunc func(*SignInFlowCreate, int)) *SignInFlowCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignInFlowCreateBulk{err: fmt.Errorf("calling to SignInFlowClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignInFlowCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignInFlowCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignInFlow.
+func (c *SignInFlowClient) Update() *SignInFlowUpdate {
+	mutation := newSignInFlowMutation(c.config, OpUpdate)
+	return &SignInFlowUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignInFlowClient) UpdateOne(_m *SignInFlow) *SignInFlowUpdateOne {
+	mutation := newSignInFlowMutation(c.config, OpUpdateOne, withSignInFlow(_m))
+	return &SignInFlowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignInFlowClient) UpdateOneID(id uuid.UUID) *SignInFlowUpdateOne {
+	mutation := newSignInFlowMutation(c.config, OpUpdateOne, withSignInFlowID(id))
+	return &SignInFlowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignInFlow.
+func (c *SignInFlowClient) Delete() *SignInFlowDelete {
+	mutation := newSignInFlowMutation(c.config, OpDelete)
+	return &SignInFlowDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignInFlowClient) DeleteOne(_m *SignInFlow) *SignInFlowDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignInFlowClient) DeleteOneID(id uuid.UUID) *SignInFlowDeleteOne {
+	builder := c.Delete().Where(signinflow.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignInFlowDeleteOne{builder}
+}
+
+// Query returns a query builder for SignInFlow.
+func (c *SignInFlowClient) Query() *SignInFlowQuery {
+	return &SignInFlowQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignInFlow},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignInFlow entity by its id.
+func (c *SignInFlowClient) Get(ctx context.Context, id uuid.UUID) (*SignInFlow, error) {
+	return c.Query().Where(signinflow.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignInFlowClient) GetX(ctx context.Context, id uuid.UUID) *SignInFlow {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SignInFlowClient) Hooks() []Hook {
+	hooks := c.hooks.SignInFlow
+	return append(hooks[:len(hooks):len(hooks)], signinflow.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignInFlowClient) Interceptors() []Interceptor {
+	return c.inters.SignInFlow
+}
+
+func (c *SignInFlowClient) mutate(ctx context.Context, m *SignInFlowMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignInFlowCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignInFlowUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignInFlowUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignInFlowDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignInFlow mutation op: %q", m.Op())
+	}
+}
+
+// StipulationClient is a client for the Stipulation schema.
+type StipulationClient struct {
+	config
+}
+
+// NewStipulationClient returns a client for the Stipulation from the given config.
+func NewStipulationClient(c config) *StipulationClient {
+	return &StipulationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stipulation.Hooks(f(g(h())))`.
+func (c *StipulationClient) Use(hooks ...Hook) {
+	c.hooks.Stipulation = append(c.hooks.Stipulation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stipulation.Intercept(f(g(h())))`.
+func (c *StipulationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Stipulation = append(c.inters.Stipulation, interceptors...)
+}
+
+// Create returns a builder for creating a Stipulation entity.
+func (c *StipulationClient) Create() *StipulationCreate {
+	mutation := newStipulationMutation(c.config, OpCreate)
+	return &StipulationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Stipulation entities.
+func (c *StipulationClient) CreateBulk(builders ...*StipulationCreate) *StipulationCreateBulk {
+	return &StipulationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StipulationClient) MapCreateBulk(slice any, setFunc func(*StipulationCreate, int)) *StipulationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StipulationCreateBulk{err: fmt.Errorf("calling to StipulationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StipulationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StipulationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Stipulation.
+func (c *StipulationClient) Update() *StipulationUpdate {
+	mutation := newStipulationMutation(c.config, OpUpdate)
+	return &StipulationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StipulationClient) UpdateOne(_m *Stipulation) *StipulationUpdateOne {
+	mutation := newStipulationMutation(c.config, OpUpdateOne, withStipulation(_m))
+	return &StipulationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StipulationClient) UpdateOneID(id uuid.UUID) *StipulationUpdateOne {
+	mutation := newStipulationMutation(c.config, OpUpdateOne, withStipulationID(id))
+	return &StipulationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Stipulation.
+func (c *StipulationClient) Delete() *StipulationDelete {
+	mutation := newStipulationMutation(c.config, OpDelete)
+	return &StipulationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StipulationClient) DeleteOne(_m *Stipulation) *StipulationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StipulationClient) DeleteOneID(id uuid.UUID) *StipulationDeleteOne {
+	builder := c.Delete().Where(stipulation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StipulationDeleteOne{builder}
+}
+
+// Query returns a query builder for Stipulation.
+func (c *StipulationClient) Query() *StipulationQuery {
+	return &StipulationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStipulation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Stipulation entity by its id.
+func (c *StipulationClient) Get(ctx context.Context, id uuid.UUID) (*Stipulation, error) {
+	return c.Query().Where(stipulation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StipulationClient) GetX(ctx context.Context, id uuid.UUID) *Stipulation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Stipulation.
+func (c *StipulationClient) QueryOrganization(_m *Stipulation) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(stipulation.Table, stipulation.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, stipulation.OrganizationTable, stipulation.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StipulationClient) Hooks() []Hook {
+	hooks := c.hooks.Stipulation
+	return append(hooks[:len(hooks):len(hooks)], stipulation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *StipulationClient) Interceptors() []Interceptor {
+	return c.inters.Stipulation
+}
+
+func (c *StipulationClient) mutate(ctx context.Context, m *StipulationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StipulationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StipulationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StipulationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StipulationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Stipulation mutation op: %q", m.Op())
+	}
+}
+
+// TaskClient is a client for the Task schema.
+type TaskClient struct {
+	config
+}
+
+// NewTaskClient returns a client for the Task from the given config.
+func NewTaskClient(c config) *TaskClient {
+	return &TaskClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `task.Hooks(f(g(h())))`.
+func (c *TaskClient) Use(hooks ...Hook) {
+	c.hooks.Task = append(c.hooks.Task, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `task.Intercept(f(g(h())))`.
+func (c *TaskClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Task = append(c.inters.Task, interceptors...)
+}
+
+// Create returns a builder for creating a Task entity.
+func (c *TaskClient) Create() *TaskCreate {
+	mutation := newTaskMutation(c.config, OpCreate)
+	return &TaskCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Task entities.
+func (c *TaskClient) CreateBulk(builders ...*TaskCreate) *TaskCreateBulk {
+	return &TaskCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskClient) MapCreateBulk(slice any, setFunc func(*TaskCreate, int)) *TaskCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskCreateBulk{err: fmt.Errorf("calling to TaskClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Task.
+func (c *TaskClient) Update() *TaskUpdate {
+	mutation := newTaskMutation(c.config, OpUpdate)
+	return &TaskUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskClient) UpdateOne(_m *Task) *TaskUpdateOne {
+	mutation := newTaskMutation(c.config, OpUpdateOne, withTask(_m))
+	return &TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskClient) UpdateOneID(id uuid.UUID) *TaskUpdateOne {
+	mutation := newTaskMutation(c.config, OpUpdateOne, withTaskID(id))
+	return &TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Task.
+func (c *TaskClient) Delete() *TaskDelete {
+	mutation := newTaskMutation(c.config, OpDelete)
+	return &TaskDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskClient) DeleteOne(_m *Task) *TaskDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskClient) DeleteOneID(id uuid.UUID) *TaskDeleteOne {
+	builder := c.Delete().Where(task.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskDeleteOne{builder}
+}
+
+// Query returns a query builder for Task.
+func (c *TaskClient) Query() *TaskQuery {
+	return &TaskQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTask},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Task entity by its id.
+func (c *TaskClient) Get(ctx context.Context, id uuid.UUID) (*Task, error) {
+	return c.Query().Where(task.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskClient) GetX(ctx context.Context, id uuid.UUID) *Task {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Task.
+func (c *TaskClient) QueryOrganization(_m *Task) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, task.OrganizationTable, task.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaskClient) Hooks() []Hook {
+	hooks := c.hooks.Task
+	return append(hooks[:len(hooks):len(hooks)], task.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskClient) Interceptors() []Interceptor {
+	return c.inters.Task
+}
+
+func (c *TaskClient) mutate(ctx context.Context, m *TaskMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Task mutation op: %q", m.Op())
 	}
 }
 
@@ -6835,21 +8307,23 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
+		APIKey, Activity, AgentPresence, App, AppInstallation, Application, AuditEvent,
 		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
 		Contact, DealDay, DecisionDay, DialerCall, Document, FundedDeal, FundedDealDay,
 		IdempotencyRecord, ImportJob, InboundEndpoint, InboundRequest, Lead, LeadCount,
-		LeadDay, Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team,
-		User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		LeadDay, Lender, LenderDay, Note, Notification, Organization, PaymentDay,
+		PipelineStage, SavedView, Session, SignInFailure, SignInFlow, Stipulation,
+		Task, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
 		WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
+		APIKey, Activity, AgentPresence, App, AppInstallation, Application, AuditEvent,
 		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
 		Contact, DealDay, DecisionDay, DialerCall, Document, FundedDeal, FundedDealDay,
 		IdempotencyRecord, ImportJob, InboundEndpoint, InboundRequest, Lead, LeadCount,
-		LeadDay, Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team,
-		User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		LeadDay, Lender, LenderDay, Note, Notification, Organization, PaymentDay,
+		PipelineStage, SavedView, Session, SignInFailure, SignInFlow, Stipulation,
+		Task, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
 		WebhookSubscription []ent.Interceptor
 	}
 )

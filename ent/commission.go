@@ -36,6 +36,10 @@ type Commission struct {
 	LenderID uuid.UUID `json:"lender_id,omitempty"`
 	// The id of the deal's advisor; null when none.
 	AdvisorID *uuid.UUID `json:"advisor_id,omitempty"`
+	// The id of the deal the commission's deal renews; null unless a renewal.
+	RenewalOfDealID *uuid.UUID `json:"renewal_of_deal_id,omitempty"`
+	// Whether the commission's deal renews an earlier deal of its lead.
+	IsRenewal bool `json:"is_renewal,omitempty"`
 	// The commission expected: the deal's commission.
 	ExpectedAmount money.Amount `json:"expected_amount,omitempty"`
 	// The sum of the payments minus the sum of the clawbacks.
@@ -101,10 +105,12 @@ func (*Commission) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case commission.FieldAdvisorID:
+		case commission.FieldAdvisorID, commission.FieldRenewalOfDealID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case commission.FieldExpectedAmount, commission.FieldPaidAmount:
 			values[i] = new(money.Amount)
+		case commission.FieldIsRenewal:
+			values[i] = new(sql.NullBool)
 		case commission.FieldStatus:
 			values[i] = new(sql.NullString)
 		case commission.FieldCreatedAt, commission.FieldUpdatedAt:
@@ -174,6 +180,19 @@ func (_m *Commission) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.AdvisorID = new(uuid.UUID)
 				*_m.AdvisorID = *value.S.(*uuid.UUID)
+			}
+		case commission.FieldRenewalOfDealID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_of_deal_id", values[i])
+			} else if value.Valid {
+				_m.RenewalOfDealID = new(uuid.UUID)
+				*_m.RenewalOfDealID = *value.S.(*uuid.UUID)
+			}
+		case commission.FieldIsRenewal:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field is_renewal", values[i])
+			} else if value.Valid {
+				_m.IsRenewal = value.Bool
 			}
 		case commission.FieldExpectedAmount:
 			if value, ok := values[i].(*money.Amount); !ok {
@@ -266,6 +285,14 @@ func (_m *Commission) String() string {
 		builder.WriteString("advisor_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	if v := _m.RenewalOfDealID; v != nil {
+		builder.WriteString("renewal_of_deal_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("is_renewal=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IsRenewal))
 	builder.WriteString(", ")
 	builder.WriteString("expected_amount=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ExpectedAmount))

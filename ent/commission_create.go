@@ -94,6 +94,34 @@ func (_c *CommissionCreate) SetNillableAdvisorID(v *uuid.UUID) *CommissionCreate
 	return _c
 }
 
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (_c *CommissionCreate) SetRenewalOfDealID(v uuid.UUID) *CommissionCreate {
+	_c.mutation.SetRenewalOfDealID(v)
+	return _c
+}
+
+// SetNillableRenewalOfDealID sets the "renewal_of_deal_id" field if the given value is not nil.
+func (_c *CommissionCreate) SetNillableRenewalOfDealID(v *uuid.UUID) *CommissionCreate {
+	if v != nil {
+		_c.SetRenewalOfDealID(*v)
+	}
+	return _c
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (_c *CommissionCreate) SetIsRenewal(v bool) *CommissionCreate {
+	_c.mutation.SetIsRenewal(v)
+	return _c
+}
+
+// SetNillableIsRenewal sets the "is_renewal" field if the given value is not nil.
+func (_c *CommissionCreate) SetNillableIsRenewal(v *bool) *CommissionCreate {
+	if v != nil {
+		_c.SetIsRenewal(*v)
+	}
+	return _c
+}
+
 // SetExpectedAmount sets the "expected_amount" field.
 func (_c *CommissionCreate) SetExpectedAmount(v money.Amount) *CommissionCreate {
 	_c.mutation.SetExpectedAmount(v)
@@ -224,6 +252,10 @@ func (_c *CommissionCreate) defaults() error {
 		v := commission.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		v := commission.DefaultIsRenewal
+		_c.mutation.SetIsRenewal(v)
+	}
 	if _, ok := _c.mutation.PaidAmount(); !ok {
 		v := commission.DefaultPaidAmount
 		_c.mutation.SetPaidAmount(v)
@@ -261,6 +293,9 @@ func (_c *CommissionCreate) check() error {
 	}
 	if _, ok := _c.mutation.LenderID(); !ok {
 		return &ValidationError{Name: "lender_id", err: errors.New(`ent: missing required field "Commission.lender_id"`)}
+	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		return &ValidationError{Name: "is_renewal", err: errors.New(`ent: missing required field "Commission.is_renewal"`)}
 	}
 	if _, ok := _c.mutation.ExpectedAmount(); !ok {
 		return &ValidationError{Name: "expected_amount", err: errors.New(`ent: missing required field "Commission.expected_amount"`)}
@@ -337,6 +372,14 @@ func (_c *CommissionCreate) createSpec() (*Commission, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AdvisorID(); ok {
 		_spec.SetField(commission.FieldAdvisorID, field.TypeUUID, value)
 		_node.AdvisorID = &value
+	}
+	if value, ok := _c.mutation.RenewalOfDealID(); ok {
+		_spec.SetField(commission.FieldRenewalOfDealID, field.TypeUUID, value)
+		_node.RenewalOfDealID = &value
+	}
+	if value, ok := _c.mutation.IsRenewal(); ok {
+		_spec.SetField(commission.FieldIsRenewal, field.TypeBool, value)
+		_node.IsRenewal = value
 	}
 	if value, ok := _c.mutation.ExpectedAmount(); ok {
 		_spec.SetField(commission.FieldExpectedAmount, field.TypeInt64, value)
@@ -528,6 +571,12 @@ func (u *CommissionUpsertOne) UpdateNewValues() *CommissionUpsertOne {
 		}
 		if _, exists := u.create.mutation.AdvisorID(); exists {
 			s.SetIgnore(commission.FieldAdvisorID)
+		}
+		if _, exists := u.create.mutation.RenewalOfDealID(); exists {
+			s.SetIgnore(commission.FieldRenewalOfDealID)
+		}
+		if _, exists := u.create.mutation.IsRenewal(); exists {
+			s.SetIgnore(commission.FieldIsRenewal)
 		}
 		if _, exists := u.create.mutation.ExpectedAmount(); exists {
 			s.SetIgnore(commission.FieldExpectedAmount)
@@ -812,6 +861,12 @@ func (u *CommissionUpsertBulk) UpdateNewValues() *CommissionUpsertBulk {
 			}
 			if _, exists := b.mutation.AdvisorID(); exists {
 				s.SetIgnore(commission.FieldAdvisorID)
+			}
+			if _, exists := b.mutation.RenewalOfDealID(); exists {
+				s.SetIgnore(commission.FieldRenewalOfDealID)
+			}
+			if _, exists := b.mutation.IsRenewal(); exists {
+				s.SetIgnore(commission.FieldIsRenewal)
 			}
 			if _, exists := b.mutation.ExpectedAmount(); exists {
 				s.SetIgnore(commission.FieldExpectedAmount)

@@ -196,6 +196,9 @@ func (_u *CommissionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.AdvisorIDCleared() {
 		_spec.ClearField(commission.FieldAdvisorID, field.TypeUUID)
 	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(commission.FieldRenewalOfDealID, field.TypeUUID)
+	}
 	if value, ok := _u.mutation.PaidAmount(); ok {
 		_spec.SetField(commission.FieldPaidAmount, field.TypeInt64, value)
 	}
@@ -465,6 +468,9 @@ func (_u *CommissionUpdateOne) sqlSave(ctx context.Context) (_node *Commission, 
 	}
 	if _u.mutation.AdvisorIDCleared() {
 		_spec.ClearField(commission.FieldAdvisorID, field.TypeUUID)
+	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(commission.FieldRenewalOfDealID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.PaidAmount(); ok {
 		_spec.SetField(commission.FieldPaidAmount, field.TypeInt64, value)

@@ -39,7 +39,15 @@ type DealDay struct {
 	// ClawedBack holds the value of the "clawed_back" field.
 	ClawedBack money.Amount `json:"clawed_back,omitempty"`
 	// Outstanding holds the value of the "outstanding" field.
-	Outstanding  money.Amount `json:"outstanding,omitempty"`
+	Outstanding money.Amount `json:"outstanding,omitempty"`
+	// RenewalDeals holds the value of the "renewal_deals" field.
+	RenewalDeals int `json:"renewal_deals,omitempty"`
+	// RenewalAmount holds the value of the "renewal_amount" field.
+	RenewalAmount money.Amount `json:"renewal_amount,omitempty"`
+	// RenewalExpected holds the value of the "renewal_expected" field.
+	RenewalExpected money.Amount `json:"renewal_expected,omitempty"`
+	// RenewalPaid holds the value of the "renewal_paid" field.
+	RenewalPaid  money.Amount `json:"renewal_paid,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -48,9 +56,9 @@ func (*DealDay) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case dealday.FieldFundedAmount, dealday.FieldExpectedCommission, dealday.FieldPaid, dealday.FieldClawedBack, dealday.FieldOutstanding:
+		case dealday.FieldFundedAmount, dealday.FieldExpectedCommission, dealday.FieldPaid, dealday.FieldClawedBack, dealday.FieldOutstanding, dealday.FieldRenewalAmount, dealday.FieldRenewalExpected, dealday.FieldRenewalPaid:
 			values[i] = new(money.Amount)
-		case dealday.FieldID, dealday.FieldDay, dealday.FieldDeals:
+		case dealday.FieldID, dealday.FieldDay, dealday.FieldDeals, dealday.FieldRenewalDeals:
 			values[i] = new(sql.NullInt64)
 		case dealday.FieldGrain, dealday.FieldDimension:
 			values[i] = new(sql.NullString)
@@ -143,6 +151,30 @@ func (_m *DealDay) assignValues(columns []string, values []any) error {
 			} else if value != nil {
 				_m.Outstanding = *value
 			}
+		case dealday.FieldRenewalDeals:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_deals", values[i])
+			} else if value.Valid {
+				_m.RenewalDeals = int(value.Int64)
+			}
+		case dealday.FieldRenewalAmount:
+			if value, ok := values[i].(*money.Amount); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_amount", values[i])
+			} else if value != nil {
+				_m.RenewalAmount = *value
+			}
+		case dealday.FieldRenewalExpected:
+			if value, ok := values[i].(*money.Amount); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_expected", values[i])
+			} else if value != nil {
+				_m.RenewalExpected = *value
+			}
+		case dealday.FieldRenewalPaid:
+			if value, ok := values[i].(*money.Amount); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_paid", values[i])
+			} else if value != nil {
+				_m.RenewalPaid = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -211,6 +243,18 @@ func (_m *DealDay) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("outstanding=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Outstanding))
+	builder.WriteString(", ")
+	builder.WriteString("renewal_deals=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RenewalDeals))
+	builder.WriteString(", ")
+	builder.WriteString("renewal_amount=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RenewalAmount))
+	builder.WriteString(", ")
+	builder.WriteString("renewal_expected=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RenewalExpected))
+	builder.WriteString(", ")
+	builder.WriteString("renewal_paid=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RenewalPaid))
 	builder.WriteByte(')')
 	return builder.String()
 }

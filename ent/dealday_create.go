@@ -145,6 +145,62 @@ func (_c *DealDayCreate) SetNillableOutstanding(v *money.Amount) *DealDayCreate 
 	return _c
 }
 
+// SetRenewalDeals sets the "renewal_deals" field.
+func (_c *DealDayCreate) SetRenewalDeals(v int) *DealDayCreate {
+	_c.mutation.SetRenewalDeals(v)
+	return _c
+}
+
+// SetNillableRenewalDeals sets the "renewal_deals" field if the given value is not nil.
+func (_c *DealDayCreate) SetNillableRenewalDeals(v *int) *DealDayCreate {
+	if v != nil {
+		_c.SetRenewalDeals(*v)
+	}
+	return _c
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (_c *DealDayCreate) SetRenewalAmount(v money.Amount) *DealDayCreate {
+	_c.mutation.SetRenewalAmount(v)
+	return _c
+}
+
+// SetNillableRenewalAmount sets the "renewal_amount" field if the given value is not nil.
+func (_c *DealDayCreate) SetNillableRenewalAmount(v *money.Amount) *DealDayCreate {
+	if v != nil {
+		_c.SetRenewalAmount(*v)
+	}
+	return _c
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (_c *DealDayCreate) SetRenewalExpected(v money.Amount) *DealDayCreate {
+	_c.mutation.SetRenewalExpected(v)
+	return _c
+}
+
+// SetNillableRenewalExpected sets the "renewal_expected" field if the given value is not nil.
+func (_c *DealDayCreate) SetNillableRenewalExpected(v *money.Amount) *DealDayCreate {
+	if v != nil {
+		_c.SetRenewalExpected(*v)
+	}
+	return _c
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (_c *DealDayCreate) SetRenewalPaid(v money.Amount) *DealDayCreate {
+	_c.mutation.SetRenewalPaid(v)
+	return _c
+}
+
+// SetNillableRenewalPaid sets the "renewal_paid" field if the given value is not nil.
+func (_c *DealDayCreate) SetNillableRenewalPaid(v *money.Amount) *DealDayCreate {
+	if v != nil {
+		_c.SetRenewalPaid(*v)
+	}
+	return _c
+}
+
 // Mutation returns the DealDayMutation object of the builder.
 func (_c *DealDayCreate) Mutation() *DealDayMutation {
 	return _c.mutation
@@ -210,6 +266,22 @@ func (_c *DealDayCreate) defaults() error {
 		v := dealday.DefaultOutstanding
 		_c.mutation.SetOutstanding(v)
 	}
+	if _, ok := _c.mutation.RenewalDeals(); !ok {
+		v := dealday.DefaultRenewalDeals
+		_c.mutation.SetRenewalDeals(v)
+	}
+	if _, ok := _c.mutation.RenewalAmount(); !ok {
+		v := dealday.DefaultRenewalAmount
+		_c.mutation.SetRenewalAmount(v)
+	}
+	if _, ok := _c.mutation.RenewalExpected(); !ok {
+		v := dealday.DefaultRenewalExpected
+		_c.mutation.SetRenewalExpected(v)
+	}
+	if _, ok := _c.mutation.RenewalPaid(); !ok {
+		v := dealday.DefaultRenewalPaid
+		_c.mutation.SetRenewalPaid(v)
+	}
 	return nil
 }
 
@@ -257,6 +329,18 @@ func (_c *DealDayCreate) check() error {
 	}
 	if _, ok := _c.mutation.Outstanding(); !ok {
 		return &ValidationError{Name: "outstanding", err: errors.New(`ent: missing required field "DealDay.outstanding"`)}
+	}
+	if _, ok := _c.mutation.RenewalDeals(); !ok {
+		return &ValidationError{Name: "renewal_deals", err: errors.New(`ent: missing required field "DealDay.renewal_deals"`)}
+	}
+	if _, ok := _c.mutation.RenewalAmount(); !ok {
+		return &ValidationError{Name: "renewal_amount", err: errors.New(`ent: missing required field "DealDay.renewal_amount"`)}
+	}
+	if _, ok := _c.mutation.RenewalExpected(); !ok {
+		return &ValidationError{Name: "renewal_expected", err: errors.New(`ent: missing required field "DealDay.renewal_expected"`)}
+	}
+	if _, ok := _c.mutation.RenewalPaid(); !ok {
+		return &ValidationError{Name: "renewal_paid", err: errors.New(`ent: missing required field "DealDay.renewal_paid"`)}
 	}
 	return nil
 }
@@ -328,6 +412,22 @@ func (_c *DealDayCreate) createSpec() (*DealDay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Outstanding(); ok {
 		_spec.SetField(dealday.FieldOutstanding, field.TypeInt64, value)
 		_node.Outstanding = value
+	}
+	if value, ok := _c.mutation.RenewalDeals(); ok {
+		_spec.SetField(dealday.FieldRenewalDeals, field.TypeInt, value)
+		_node.RenewalDeals = value
+	}
+	if value, ok := _c.mutation.RenewalAmount(); ok {
+		_spec.SetField(dealday.FieldRenewalAmount, field.TypeInt64, value)
+		_node.RenewalAmount = value
+	}
+	if value, ok := _c.mutation.RenewalExpected(); ok {
+		_spec.SetField(dealday.FieldRenewalExpected, field.TypeInt64, value)
+		_node.RenewalExpected = value
+	}
+	if value, ok := _c.mutation.RenewalPaid(); ok {
+		_spec.SetField(dealday.FieldRenewalPaid, field.TypeInt64, value)
+		_node.RenewalPaid = value
 	}
 	return _node, _spec
 }
@@ -486,6 +586,78 @@ func (u *DealDayUpsert) UpdateOutstanding() *DealDayUpsert {
 // AddOutstanding adds v to the "outstanding" field.
 func (u *DealDayUpsert) AddOutstanding(v money.Amount) *DealDayUpsert {
 	u.Add(dealday.FieldOutstanding, v)
+	return u
+}
+
+// SetRenewalDeals sets the "renewal_deals" field.
+func (u *DealDayUpsert) SetRenewalDeals(v int) *DealDayUpsert {
+	u.Set(dealday.FieldRenewalDeals, v)
+	return u
+}
+
+// UpdateRenewalDeals sets the "renewal_deals" field to the value that was provided on create.
+func (u *DealDayUpsert) UpdateRenewalDeals() *DealDayUpsert {
+	u.SetExcluded(dealday.FieldRenewalDeals)
+	return u
+}
+
+// AddRenewalDeals adds v to the "renewal_deals" field.
+func (u *DealDayUpsert) AddRenewalDeals(v int) *DealDayUpsert {
+	u.Add(dealday.FieldRenewalDeals, v)
+	return u
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (u *DealDayUpsert) SetRenewalAmount(v money.Amount) *DealDayUpsert {
+	u.Set(dealday.FieldRenewalAmount, v)
+	return u
+}
+
+// UpdateRenewalAmount sets the "renewal_amount" field to the value that was provided on create.
+func (u *DealDayUpsert) UpdateRenewalAmount() *DealDayUpsert {
+	u.SetExcluded(dealday.FieldRenewalAmount)
+	return u
+}
+
+// AddRenewalAmount adds v to the "renewal_amount" field.
+func (u *DealDayUpsert) AddRenewalAmount(v money.Amount) *DealDayUpsert {
+	u.Add(dealday.FieldRenewalAmount, v)
+	return u
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (u *DealDayUpsert) SetRenewalExpected(v money.Amount) *DealDayUpsert {
+	u.Set(dealday.FieldRenewalExpected, v)
+	return u
+}
+
+// UpdateRenewalExpected sets the "renewal_expected" field to the value that was provided on create.
+func (u *DealDayUpsert) UpdateRenewalExpected() *DealDayUpsert {
+	u.SetExcluded(dealday.FieldRenewalExpected)
+	return u
+}
+
+// AddRenewalExpected adds v to the "renewal_expected" field.
+func (u *DealDayUpsert) AddRenewalExpected(v money.Amount) *DealDayUpsert {
+	u.Add(dealday.FieldRenewalExpected, v)
+	return u
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (u *DealDayUpsert) SetRenewalPaid(v money.Amount) *DealDayUpsert {
+	u.Set(dealday.FieldRenewalPaid, v)
+	return u
+}
+
+// UpdateRenewalPaid sets the "renewal_paid" field to the value that was provided on create.
+func (u *DealDayUpsert) UpdateRenewalPaid() *DealDayUpsert {
+	u.SetExcluded(dealday.FieldRenewalPaid)
+	return u
+}
+
+// AddRenewalPaid adds v to the "renewal_paid" field.
+func (u *DealDayUpsert) AddRenewalPaid(v money.Amount) *DealDayUpsert {
+	u.Add(dealday.FieldRenewalPaid, v)
 	return u
 }
 
@@ -669,6 +841,90 @@ func (u *DealDayUpsertOne) AddOutstanding(v money.Amount) *DealDayUpsertOne {
 func (u *DealDayUpsertOne) UpdateOutstanding() *DealDayUpsertOne {
 	return u.Update(func(s *DealDayUpsert) {
 		s.UpdateOutstanding()
+	})
+}
+
+// SetRenewalDeals sets the "renewal_deals" field.
+func (u *DealDayUpsertOne) SetRenewalDeals(v int) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalDeals(v)
+	})
+}
+
+// AddRenewalDeals adds v to the "renewal_deals" field.
+func (u *DealDayUpsertOne) AddRenewalDeals(v int) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalDeals(v)
+	})
+}
+
+// UpdateRenewalDeals sets the "renewal_deals" field to the value that was provided on create.
+func (u *DealDayUpsertOne) UpdateRenewalDeals() *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalDeals()
+	})
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (u *DealDayUpsertOne) SetRenewalAmount(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalAmount(v)
+	})
+}
+
+// AddRenewalAmount adds v to the "renewal_amount" field.
+func (u *DealDayUpsertOne) AddRenewalAmount(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalAmount(v)
+	})
+}
+
+// UpdateRenewalAmount sets the "renewal_amount" field to the value that was provided on create.
+func (u *DealDayUpsertOne) UpdateRenewalAmount() *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalAmount()
+	})
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (u *DealDayUpsertOne) SetRenewalExpected(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalExpected(v)
+	})
+}
+
+// AddRenewalExpected adds v to the "renewal_expected" field.
+func (u *DealDayUpsertOne) AddRenewalExpected(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalExpected(v)
+	})
+}
+
+// UpdateRenewalExpected sets the "renewal_expected" field to the value that was provided on create.
+func (u *DealDayUpsertOne) UpdateRenewalExpected() *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalExpected()
+	})
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (u *DealDayUpsertOne) SetRenewalPaid(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalPaid(v)
+	})
+}
+
+// AddRenewalPaid adds v to the "renewal_paid" field.
+func (u *DealDayUpsertOne) AddRenewalPaid(v money.Amount) *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalPaid(v)
+	})
+}
+
+// UpdateRenewalPaid sets the "renewal_paid" field to the value that was provided on create.
+func (u *DealDayUpsertOne) UpdateRenewalPaid() *DealDayUpsertOne {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalPaid()
 	})
 }
 
@@ -1018,6 +1274,90 @@ func (u *DealDayUpsertBulk) AddOutstanding(v money.Amount) *DealDayUpsertBulk {
 func (u *DealDayUpsertBulk) UpdateOutstanding() *DealDayUpsertBulk {
 	return u.Update(func(s *DealDayUpsert) {
 		s.UpdateOutstanding()
+	})
+}
+
+// SetRenewalDeals sets the "renewal_deals" field.
+func (u *DealDayUpsertBulk) SetRenewalDeals(v int) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalDeals(v)
+	})
+}
+
+// AddRenewalDeals adds v to the "renewal_deals" field.
+func (u *DealDayUpsertBulk) AddRenewalDeals(v int) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalDeals(v)
+	})
+}
+
+// UpdateRenewalDeals sets the "renewal_deals" field to the value that was provided on create.
+func (u *DealDayUpsertBulk) UpdateRenewalDeals() *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalDeals()
+	})
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (u *DealDayUpsertBulk) SetRenewalAmount(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalAmount(v)
+	})
+}
+
+// AddRenewalAmount adds v to the "renewal_amount" field.
+func (u *DealDayUpsertBulk) AddRenewalAmount(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalAmount(v)
+	})
+}
+
+// UpdateRenewalAmount sets the "renewal_amount" field to the value that was provided on create.
+func (u *DealDayUpsertBulk) UpdateRenewalAmount() *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalAmount()
+	})
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (u *DealDayUpsertBulk) SetRenewalExpected(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalExpected(v)
+	})
+}
+
+// AddRenewalExpected adds v to the "renewal_expected" field.
+func (u *DealDayUpsertBulk) AddRenewalExpected(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalExpected(v)
+	})
+}
+
+// UpdateRenewalExpected sets the "renewal_expected" field to the value that was provided on create.
+func (u *DealDayUpsertBulk) UpdateRenewalExpected() *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalExpected()
+	})
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (u *DealDayUpsertBulk) SetRenewalPaid(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.SetRenewalPaid(v)
+	})
+}
+
+// AddRenewalPaid adds v to the "renewal_paid" field.
+func (u *DealDayUpsertBulk) AddRenewalPaid(v money.Amount) *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.AddRenewalPaid(v)
+	})
+}
+
+// UpdateRenewalPaid sets the "renewal_paid" field to the value that was provided on create.
+func (u *DealDayUpsertBulk) UpdateRenewalPaid() *DealDayUpsertBulk {
+	return u.Update(func(s *DealDayUpsert) {
+		s.UpdateRenewalPaid()
 	})
 }
 

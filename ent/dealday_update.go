@@ -155,6 +155,90 @@ func (_u *DealDayUpdate) AddOutstanding(v money.Amount) *DealDayUpdate {
 	return _u
 }
 
+// SetRenewalDeals sets the "renewal_deals" field.
+func (_u *DealDayUpdate) SetRenewalDeals(v int) *DealDayUpdate {
+	_u.mutation.ResetRenewalDeals()
+	_u.mutation.SetRenewalDeals(v)
+	return _u
+}
+
+// SetNillableRenewalDeals sets the "renewal_deals" field if the given value is not nil.
+func (_u *DealDayUpdate) SetNillableRenewalDeals(v *int) *DealDayUpdate {
+	if v != nil {
+		_u.SetRenewalDeals(*v)
+	}
+	return _u
+}
+
+// AddRenewalDeals adds value to the "renewal_deals" field.
+func (_u *DealDayUpdate) AddRenewalDeals(v int) *DealDayUpdate {
+	_u.mutation.AddRenewalDeals(v)
+	return _u
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (_u *DealDayUpdate) SetRenewalAmount(v money.Amount) *DealDayUpdate {
+	_u.mutation.ResetRenewalAmount()
+	_u.mutation.SetRenewalAmount(v)
+	return _u
+}
+
+// SetNillableRenewalAmount sets the "renewal_amount" field if the given value is not nil.
+func (_u *DealDayUpdate) SetNillableRenewalAmount(v *money.Amount) *DealDayUpdate {
+	if v != nil {
+		_u.SetRenewalAmount(*v)
+	}
+	return _u
+}
+
+// AddRenewalAmount adds value to the "renewal_amount" field.
+func (_u *DealDayUpdate) AddRenewalAmount(v money.Amount) *DealDayUpdate {
+	_u.mutation.AddRenewalAmount(v)
+	return _u
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (_u *DealDayUpdate) SetRenewalExpected(v money.Amount) *DealDayUpdate {
+	_u.mutation.ResetRenewalExpected()
+	_u.mutation.SetRenewalExpected(v)
+	return _u
+}
+
+// SetNillableRenewalExpected sets the "renewal_expected" field if the given value is not nil.
+func (_u *DealDayUpdate) SetNillableRenewalExpected(v *money.Amount) *DealDayUpdate {
+	if v != nil {
+		_u.SetRenewalExpected(*v)
+	}
+	return _u
+}
+
+// AddRenewalExpected adds value to the "renewal_expected" field.
+func (_u *DealDayUpdate) AddRenewalExpected(v money.Amount) *DealDayUpdate {
+	_u.mutation.AddRenewalExpected(v)
+	return _u
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (_u *DealDayUpdate) SetRenewalPaid(v money.Amount) *DealDayUpdate {
+	_u.mutation.ResetRenewalPaid()
+	_u.mutation.SetRenewalPaid(v)
+	return _u
+}
+
+// SetNillableRenewalPaid sets the "renewal_paid" field if the given value is not nil.
+func (_u *DealDayUpdate) SetNillableRenewalPaid(v *money.Amount) *DealDayUpdate {
+	if v != nil {
+		_u.SetRenewalPaid(*v)
+	}
+	return _u
+}
+
+// AddRenewalPaid adds value to the "renewal_paid" field.
+func (_u *DealDayUpdate) AddRenewalPaid(v money.Amount) *DealDayUpdate {
+	_u.mutation.AddRenewalPaid(v)
+	return _u
+}
+
 // Mutation returns the DealDayMutation object of the builder.
 func (_u *DealDayUpdate) Mutation() *DealDayMutation {
 	return _u.mutation
@@ -237,6 +321,30 @@ func (_u *DealDayUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedOutstanding(); ok {
 		_spec.AddField(dealday.FieldOutstanding, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalDeals(); ok {
+		_spec.SetField(dealday.FieldRenewalDeals, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalDeals(); ok {
+		_spec.AddField(dealday.FieldRenewalDeals, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.RenewalAmount(); ok {
+		_spec.SetField(dealday.FieldRenewalAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalAmount(); ok {
+		_spec.AddField(dealday.FieldRenewalAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalExpected(); ok {
+		_spec.SetField(dealday.FieldRenewalExpected, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalExpected(); ok {
+		_spec.AddField(dealday.FieldRenewalExpected, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalPaid(); ok {
+		_spec.SetField(dealday.FieldRenewalPaid, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalPaid(); ok {
+		_spec.AddField(dealday.FieldRenewalPaid, field.TypeInt64, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -386,6 +494,90 @@ func (_u *DealDayUpdateOne) AddOutstanding(v money.Amount) *DealDayUpdateOne {
 	return _u
 }
 
+// SetRenewalDeals sets the "renewal_deals" field.
+func (_u *DealDayUpdateOne) SetRenewalDeals(v int) *DealDayUpdateOne {
+	_u.mutation.ResetRenewalDeals()
+	_u.mutation.SetRenewalDeals(v)
+	return _u
+}
+
+// SetNillableRenewalDeals sets the "renewal_deals" field if the given value is not nil.
+func (_u *DealDayUpdateOne) SetNillableRenewalDeals(v *int) *DealDayUpdateOne {
+	if v != nil {
+		_u.SetRenewalDeals(*v)
+	}
+	return _u
+}
+
+// AddRenewalDeals adds value to the "renewal_deals" field.
+func (_u *DealDayUpdateOne) AddRenewalDeals(v int) *DealDayUpdateOne {
+	_u.mutation.AddRenewalDeals(v)
+	return _u
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (_u *DealDayUpdateOne) SetRenewalAmount(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.ResetRenewalAmount()
+	_u.mutation.SetRenewalAmount(v)
+	return _u
+}
+
+// SetNillableRenewalAmount sets the "renewal_amount" field if the given value is not nil.
+func (_u *DealDayUpdateOne) SetNillableRenewalAmount(v *money.Amount) *DealDayUpdateOne {
+	if v != nil {
+		_u.SetRenewalAmount(*v)
+	}
+	return _u
+}
+
+// AddRenewalAmount adds value to the "renewal_amount" field.
+func (_u *DealDayUpdateOne) AddRenewalAmount(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.AddRenewalAmount(v)
+	return _u
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (_u *DealDayUpdateOne) SetRenewalExpected(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.ResetRenewalExpected()
+	_u.mutation.SetRenewalExpected(v)
+	return _u
+}
+
+// SetNillableRenewalExpected sets the "renewal_expected" field if the given value is not nil.
+func (_u *DealDayUpdateOne) SetNillableRenewalExpected(v *money.Amount) *DealDayUpdateOne {
+	if v != nil {
+		_u.SetRenewalExpected(*v)
+	}
+	return _u
+}
+
+// AddRenewalExpected adds value to the "renewal_expected" field.
+func (_u *DealDayUpdateOne) AddRenewalExpected(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.AddRenewalExpected(v)
+	return _u
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (_u *DealDayUpdateOne) SetRenewalPaid(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.ResetRenewalPaid()
+	_u.mutation.SetRenewalPaid(v)
+	return _u
+}
+
+// SetNillableRenewalPaid sets the "renewal_paid" field if the given value is not nil.
+func (_u *DealDayUpdateOne) SetNillableRenewalPaid(v *money.Amount) *DealDayUpdateOne {
+	if v != nil {
+		_u.SetRenewalPaid(*v)
+	}
+	return _u
+}
+
+// AddRenewalPaid adds value to the "renewal_paid" field.
+func (_u *DealDayUpdateOne) AddRenewalPaid(v money.Amount) *DealDayUpdateOne {
+	_u.mutation.AddRenewalPaid(v)
+	return _u
+}
+
 // Mutation returns the DealDayMutation object of the builder.
 func (_u *DealDayUpdateOne) Mutation() *DealDayMutation {
 	return _u.mutation
@@ -498,6 +690,30 @@ func (_u *DealDayUpdateOne) sqlSave(ctx context.Context) (_node *DealDay, err er
 	}
 	if value, ok := _u.mutation.AddedOutstanding(); ok {
 		_spec.AddField(dealday.FieldOutstanding, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalDeals(); ok {
+		_spec.SetField(dealday.FieldRenewalDeals, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalDeals(); ok {
+		_spec.AddField(dealday.FieldRenewalDeals, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.RenewalAmount(); ok {
+		_spec.SetField(dealday.FieldRenewalAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalAmount(); ok {
+		_spec.AddField(dealday.FieldRenewalAmount, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalExpected(); ok {
+		_spec.SetField(dealday.FieldRenewalExpected, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalExpected(); ok {
+		_spec.AddField(dealday.FieldRenewalExpected, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.RenewalPaid(); ok {
+		_spec.SetField(dealday.FieldRenewalPaid, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRenewalPaid(); ok {
+		_spec.AddField(dealday.FieldRenewalPaid, field.TypeInt64, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &DealDay{config: _u.config}

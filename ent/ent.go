@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -40,9 +41,17 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -110,6 +119,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:              apikey.ValidColumn,
+			activity.Table:            activity.ValidColumn,
 			agentpresence.Table:       agentpresence.ValidColumn,
 			app.Table:                 app.ValidColumn,
 			appinstallation.Table:     appinstallation.ValidColumn,
@@ -137,9 +147,17 @@ func checkColumn(t, c string) error {
 			leadday.Table:             leadday.ValidColumn,
 			lender.Table:              lender.ValidColumn,
 			lenderday.Table:           lenderday.ValidColumn,
+			note.Table:                note.ValidColumn,
+			notification.Table:        notification.ValidColumn,
 			organization.Table:        organization.ValidColumn,
 			paymentday.Table:          paymentday.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,
+			savedview.Table:           savedview.ValidColumn,
+			session.Table:             session.ValidColumn,
+			signinfailure.Table:       signinfailure.ValidColumn,
+			signinflow.Table:          signinflow.ValidColumn,
+			stipulation.Table:         stipulation.ValidColumn,
+			task.Table:                task.ValidColumn,
 			team.Table:                team.ValidColumn,
 			user.Table:                user.ValidColumn,
 			webhookattempt.Table:      webhookattempt.ValidColumn,

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -31,10 +32,18 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -50,7 +59,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 37)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 46)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -75,9 +84,32 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apikey.FieldRevokedAt:      {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
 			apikey.FieldReplacedBy:     {Type: field.TypeUUID, Column: apikey.FieldReplacedBy},
 			apikey.FieldInstallationID: {Type: field.TypeUUID, Column: apikey.FieldInstallationID},
+			apikey.FieldUserID:         {Type: field.TypeUUID, Column: apikey.FieldUserID},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   activity.Table,
+			Columns: activity.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: activity.FieldID,
+			},
+		},
+		Type: "Activity",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			activity.FieldOrgID:     {Type: field.TypeUUID, Column: activity.FieldOrgID},
+			activity.FieldLeadID:    {Type: field.TypeUUID, Column: activity.FieldLeadID},
+			activity.FieldAt:        {Type: field.TypeTime, Column: activity.FieldAt},
+			activity.FieldKind:      {Type: field.TypeString, Column: activity.FieldKind},
+			activity.FieldActorType: {Type: field.TypeEnum, Column: activity.FieldActorType},
+			activity.FieldActorID:   {Type: field.TypeString, Column: activity.FieldActorID},
+			activity.FieldRecordID:  {Type: field.TypeUUID, Column: activity.FieldRecordID},
+			activity.FieldSummary:   {Type: field.TypeString, Column: activity.FieldSummary},
+			activity.FieldChanges:   {Type: field.TypeJSON, Column: activity.FieldChanges},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   agentpresence.Table,
 			Columns: agentpresence.Columns,
@@ -101,7 +133,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			agentpresence.FieldCallStartedAt:   {Type: field.TypeTime, Column: agentpresence.FieldCallStartedAt},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   app.Table,
 			Columns: app.Columns,
@@ -120,7 +152,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			app.FieldScopes:      {Type: field.TypeJSON, Column: app.FieldScopes},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   appinstallation.Table,
 			Columns: appinstallation.Columns,
@@ -141,7 +173,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			appinstallation.FieldUninstalledAt: {Type: field.TypeTime, Column: appinstallation.FieldUninstalledAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   application.Table,
 			Columns: application.Columns,
@@ -152,35 +184,40 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Application",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			application.FieldCreatedAt:        {Type: field.TypeTime, Column: application.FieldCreatedAt},
-			application.FieldUpdatedAt:        {Type: field.TypeTime, Column: application.FieldUpdatedAt},
-			application.FieldOrgID:            {Type: field.TypeUUID, Column: application.FieldOrgID},
-			application.FieldLeadID:           {Type: field.TypeUUID, Column: application.FieldLeadID},
-			application.FieldLenderID:         {Type: field.TypeUUID, Column: application.FieldLenderID},
-			application.FieldLenderName:       {Type: field.TypeString, Column: application.FieldLenderName},
-			application.FieldStatus:           {Type: field.TypeEnum, Column: application.FieldStatus},
-			application.FieldProduct:          {Type: field.TypeEnum, Column: application.FieldProduct},
-			application.FieldRequestedAmount:  {Type: field.TypeInt64, Column: application.FieldRequestedAmount},
-			application.FieldSubmittedAt:      {Type: field.TypeTime, Column: application.FieldSubmittedAt},
-			application.FieldSubmittedBy:      {Type: field.TypeString, Column: application.FieldSubmittedBy},
-			application.FieldExternalRef:      {Type: field.TypeString, Column: application.FieldExternalRef},
-			application.FieldNotes:            {Type: field.TypeString, Column: application.FieldNotes},
-			application.FieldDecidedAt:        {Type: field.TypeTime, Column: application.FieldDecidedAt},
-			application.FieldDecisionSeconds:  {Type: field.TypeInt, Column: application.FieldDecisionSeconds},
-			application.FieldApprovedAmount:   {Type: field.TypeInt64, Column: application.FieldApprovedAmount},
-			application.FieldInterestRate:     {Type: field.TypeInt64, Column: application.FieldInterestRate},
-			application.FieldRateType:         {Type: field.TypeEnum, Column: application.FieldRateType},
-			application.FieldTermMonths:       {Type: field.TypeInt, Column: application.FieldTermMonths},
-			application.FieldPaymentFrequency: {Type: field.TypeEnum, Column: application.FieldPaymentFrequency},
-			application.FieldConditions:       {Type: field.TypeJSON, Column: application.FieldConditions},
-			application.FieldDeclineReason:    {Type: field.TypeString, Column: application.FieldDeclineReason},
-			application.FieldDeclineCategory:  {Type: field.TypeEnum, Column: application.FieldDeclineCategory},
-			application.FieldWithdrawnReason:  {Type: field.TypeString, Column: application.FieldWithdrawnReason},
-			application.FieldWarnings:         {Type: field.TypeJSON, Column: application.FieldWarnings},
-			application.FieldFundedDealID:     {Type: field.TypeUUID, Column: application.FieldFundedDealID},
+			application.FieldCreatedAt:               {Type: field.TypeTime, Column: application.FieldCreatedAt},
+			application.FieldUpdatedAt:               {Type: field.TypeTime, Column: application.FieldUpdatedAt},
+			application.FieldOrgID:                   {Type: field.TypeUUID, Column: application.FieldOrgID},
+			application.FieldLeadID:                  {Type: field.TypeUUID, Column: application.FieldLeadID},
+			application.FieldLenderID:                {Type: field.TypeUUID, Column: application.FieldLenderID},
+			application.FieldLenderName:              {Type: field.TypeString, Column: application.FieldLenderName},
+			application.FieldStatus:                  {Type: field.TypeEnum, Column: application.FieldStatus},
+			application.FieldProduct:                 {Type: field.TypeEnum, Column: application.FieldProduct},
+			application.FieldRequestedAmount:         {Type: field.TypeInt64, Column: application.FieldRequestedAmount},
+			application.FieldSubmittedAt:             {Type: field.TypeTime, Column: application.FieldSubmittedAt},
+			application.FieldSubmittedBy:             {Type: field.TypeString, Column: application.FieldSubmittedBy},
+			application.FieldExternalRef:             {Type: field.TypeString, Column: application.FieldExternalRef},
+			application.FieldNotes:                   {Type: field.TypeString, Column: application.FieldNotes},
+			application.FieldDecidedAt:               {Type: field.TypeTime, Column: application.FieldDecidedAt},
+			application.FieldDecisionSeconds:         {Type: field.TypeInt, Column: application.FieldDecisionSeconds},
+			application.FieldApprovedAmount:          {Type: field.TypeInt64, Column: application.FieldApprovedAmount},
+			application.FieldInterestRate:            {Type: field.TypeInt64, Column: application.FieldInterestRate},
+			application.FieldRateType:                {Type: field.TypeEnum, Column: application.FieldRateType},
+			application.FieldTermMonths:              {Type: field.TypeInt, Column: application.FieldTermMonths},
+			application.FieldPaymentFrequency:        {Type: field.TypeEnum, Column: application.FieldPaymentFrequency},
+			application.FieldConditions:              {Type: field.TypeJSON, Column: application.FieldConditions},
+			application.FieldDeclineReason:           {Type: field.TypeString, Column: application.FieldDeclineReason},
+			application.FieldDeclineCategory:         {Type: field.TypeEnum, Column: application.FieldDeclineCategory},
+			application.FieldWithdrawnReason:         {Type: field.TypeString, Column: application.FieldWithdrawnReason},
+			application.FieldWarnings:                {Type: field.TypeJSON, Column: application.FieldWarnings},
+			application.FieldFundedDealID:            {Type: field.TypeUUID, Column: application.FieldFundedDealID},
+			application.FieldStipulationsOutstanding: {Type: field.TypeInt, Column: application.FieldStipulationsOutstanding},
+			application.FieldRenewalOfDealID:         {Type: field.TypeUUID, Column: application.FieldRenewalOfDealID},
+			application.FieldIsRenewal:               {Type: field.TypeBool, Column: application.FieldIsRenewal},
+			application.FieldAmountBand:              {Type: field.TypeInt, Column: application.FieldAmountBand},
+			application.FieldIndustryKey:             {Type: field.TypeString, Column: application.FieldIndustryKey},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -199,9 +236,11 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldTargetID:   {Type: field.TypeUUID, Column: auditevent.FieldTargetID},
 			auditevent.FieldRequestID:  {Type: field.TypeString, Column: auditevent.FieldRequestID},
 			auditevent.FieldFields:     {Type: field.TypeJSON, Column: auditevent.FieldFields},
+			auditevent.FieldEmail:      {Type: field.TypeString, Column: auditevent.FieldEmail},
+			auditevent.FieldClientIP:   {Type: field.TypeString, Column: auditevent.FieldClientIP},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automation.Table,
 			Columns: automation.Columns,
@@ -225,7 +264,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automation.FieldRoundRobin:     {Type: field.TypeInt, Column: automation.FieldRoundRobin},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automationrun.Table,
 			Columns: automationrun.Columns,
@@ -254,7 +293,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callday.Table,
 			Columns: callday.Columns,
@@ -276,7 +315,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callday.FieldDispositions: {Type: field.TypeString, Column: callday.FieldDispositions},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
@@ -302,7 +341,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commission.Table,
 			Columns: commission.Columns,
@@ -313,19 +352,21 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Commission",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			commission.FieldCreatedAt:      {Type: field.TypeTime, Column: commission.FieldCreatedAt},
-			commission.FieldUpdatedAt:      {Type: field.TypeTime, Column: commission.FieldUpdatedAt},
-			commission.FieldOrgID:          {Type: field.TypeUUID, Column: commission.FieldOrgID},
-			commission.FieldDealID:         {Type: field.TypeUUID, Column: commission.FieldDealID},
-			commission.FieldLeadID:         {Type: field.TypeUUID, Column: commission.FieldLeadID},
-			commission.FieldLenderID:       {Type: field.TypeUUID, Column: commission.FieldLenderID},
-			commission.FieldAdvisorID:      {Type: field.TypeUUID, Column: commission.FieldAdvisorID},
-			commission.FieldExpectedAmount: {Type: field.TypeInt64, Column: commission.FieldExpectedAmount},
-			commission.FieldPaidAmount:     {Type: field.TypeInt64, Column: commission.FieldPaidAmount},
-			commission.FieldStatus:         {Type: field.TypeEnum, Column: commission.FieldStatus},
+			commission.FieldCreatedAt:       {Type: field.TypeTime, Column: commission.FieldCreatedAt},
+			commission.FieldUpdatedAt:       {Type: field.TypeTime, Column: commission.FieldUpdatedAt},
+			commission.FieldOrgID:           {Type: field.TypeUUID, Column: commission.FieldOrgID},
+			commission.FieldDealID:          {Type: field.TypeUUID, Column: commission.FieldDealID},
+			commission.FieldLeadID:          {Type: field.TypeUUID, Column: commission.FieldLeadID},
+			commission.FieldLenderID:        {Type: field.TypeUUID, Column: commission.FieldLenderID},
+			commission.FieldAdvisorID:       {Type: field.TypeUUID, Column: commission.FieldAdvisorID},
+			commission.FieldRenewalOfDealID: {Type: field.TypeUUID, Column: commission.FieldRenewalOfDealID},
+			commission.FieldIsRenewal:       {Type: field.TypeBool, Column: commission.FieldIsRenewal},
+			commission.FieldExpectedAmount:  {Type: field.TypeInt64, Column: commission.FieldExpectedAmount},
+			commission.FieldPaidAmount:      {Type: field.TypeInt64, Column: commission.FieldPaidAmount},
+			commission.FieldStatus:          {Type: field.TypeEnum, Column: commission.FieldStatus},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commissionpayment.Table,
 			Columns: commissionpayment.Columns,
@@ -346,7 +387,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commissionpayment.FieldReference:    {Type: field.TypeString, Column: commissionpayment.FieldReference},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -366,7 +407,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dealday.Table,
 			Columns: dealday.Columns,
@@ -388,9 +429,13 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dealday.FieldPaid:               {Type: field.TypeInt64, Column: dealday.FieldPaid},
 			dealday.FieldClawedBack:         {Type: field.TypeInt64, Column: dealday.FieldClawedBack},
 			dealday.FieldOutstanding:        {Type: field.TypeInt64, Column: dealday.FieldOutstanding},
+			dealday.FieldRenewalDeals:       {Type: field.TypeInt, Column: dealday.FieldRenewalDeals},
+			dealday.FieldRenewalAmount:      {Type: field.TypeInt64, Column: dealday.FieldRenewalAmount},
+			dealday.FieldRenewalExpected:    {Type: field.TypeInt64, Column: dealday.FieldRenewalExpected},
+			dealday.FieldRenewalPaid:        {Type: field.TypeInt64, Column: dealday.FieldRenewalPaid},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   decisionday.Table,
 			Columns: decisionday.Columns,
@@ -440,7 +485,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			decisionday.FieldB31:      {Type: field.TypeInt, Column: decisionday.FieldB31},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dialercall.Table,
 			Columns: dialercall.Columns,
@@ -458,7 +503,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dialercall.FieldMultiDay:       {Type: field.TypeBool, Column: dialercall.FieldMultiDay},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -483,7 +528,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldStorageKey:  {Type: field.TypeString, Column: document.FieldStorageKey},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
@@ -511,9 +556,14 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldExpectedCommission: {Type: field.TypeInt64, Column: fundeddeal.FieldExpectedCommission},
 			fundeddeal.FieldCommissionID:       {Type: field.TypeUUID, Column: fundeddeal.FieldCommissionID},
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
+			fundeddeal.FieldRenewalEligibleAt:  {Type: field.TypeTime, Column: fundeddeal.FieldRenewalEligibleAt},
+			fundeddeal.FieldRenewalAnnouncedAt: {Type: field.TypeTime, Column: fundeddeal.FieldRenewalAnnouncedAt},
+			fundeddeal.FieldRenewalSuperseded:  {Type: field.TypeBool, Column: fundeddeal.FieldRenewalSuperseded},
+			fundeddeal.FieldRenewalOfDealID:    {Type: field.TypeUUID, Column: fundeddeal.FieldRenewalOfDealID},
+			fundeddeal.FieldIsRenewal:          {Type: field.TypeBool, Column: fundeddeal.FieldIsRenewal},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -531,7 +581,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -554,7 +604,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   importjob.Table,
 			Columns: importjob.Columns,
@@ -589,7 +639,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			importjob.FieldFinishedAt:   {Type: field.TypeTime, Column: importjob.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -610,7 +660,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -635,7 +685,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldErrorCode:       {Type: field.TypeString, Column: inboundrequest.FieldErrorCode},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -678,7 +728,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -689,13 +739,15 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "LeadCount",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			leadcount.FieldOrgID:   {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
-			leadcount.FieldStageID: {Type: field.TypeUUID, Column: leadcount.FieldStageID},
-			leadcount.FieldSlot:    {Type: field.TypeInt, Column: leadcount.FieldSlot},
-			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
+			leadcount.FieldOrgID:     {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
+			leadcount.FieldStageID:   {Type: field.TypeUUID, Column: leadcount.FieldStageID},
+			leadcount.FieldSlot:      {Type: field.TypeInt, Column: leadcount.FieldSlot},
+			leadcount.FieldN:         {Type: field.TypeInt, Column: leadcount.FieldN},
+			leadcount.FieldRequested: {Type: field.TypeInt64, Column: leadcount.FieldRequested},
+			leadcount.FieldOutsized:  {Type: field.TypeInt, Column: leadcount.FieldOutsized},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -717,7 +769,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -744,7 +796,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lenderday.Table,
 			Columns: lenderday.Columns,
@@ -775,7 +827,47 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   note.Table,
+			Columns: note.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: note.FieldID,
+			},
+		},
+		Type: "Note",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			note.FieldCreatedAt: {Type: field.TypeTime, Column: note.FieldCreatedAt},
+			note.FieldUpdatedAt: {Type: field.TypeTime, Column: note.FieldUpdatedAt},
+			note.FieldOrgID:     {Type: field.TypeUUID, Column: note.FieldOrgID},
+			note.FieldLeadID:    {Type: field.TypeUUID, Column: note.FieldLeadID},
+			note.FieldBody:      {Type: field.TypeString, Column: note.FieldBody},
+			note.FieldAuthorID:  {Type: field.TypeUUID, Column: note.FieldAuthorID},
+		},
+	}
+	graph.Nodes[30] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   notification.Table,
+			Columns: notification.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: notification.FieldID,
+			},
+		},
+		Type: "Notification",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			notification.FieldOrgID:    {Type: field.TypeUUID, Column: notification.FieldOrgID},
+			notification.FieldUserID:   {Type: field.TypeUUID, Column: notification.FieldUserID},
+			notification.FieldKind:     {Type: field.TypeString, Column: notification.FieldKind},
+			notification.FieldAt:       {Type: field.TypeTime, Column: notification.FieldAt},
+			notification.FieldRecordID: {Type: field.TypeUUID, Column: notification.FieldRecordID},
+			notification.FieldLeadID:   {Type: field.TypeUUID, Column: notification.FieldLeadID},
+			notification.FieldSummary:  {Type: field.TypeString, Column: notification.FieldSummary},
+			notification.FieldReadAt:   {Type: field.TypeTime, Column: notification.FieldReadAt},
+		},
+	}
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -795,7 +887,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -812,7 +904,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -833,7 +925,133 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   savedview.Table,
+			Columns: savedview.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: savedview.FieldID,
+			},
+		},
+		Type: "SavedView",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			savedview.FieldCreatedAt: {Type: field.TypeTime, Column: savedview.FieldCreatedAt},
+			savedview.FieldUpdatedAt: {Type: field.TypeTime, Column: savedview.FieldUpdatedAt},
+			savedview.FieldOrgID:     {Type: field.TypeUUID, Column: savedview.FieldOrgID},
+			savedview.FieldName:      {Type: field.TypeString, Column: savedview.FieldName},
+			savedview.FieldScreen:    {Type: field.TypeEnum, Column: savedview.FieldScreen},
+			savedview.FieldFilters:   {Type: field.TypeJSON, Column: savedview.FieldFilters},
+			savedview.FieldShared:    {Type: field.TypeBool, Column: savedview.FieldShared},
+			savedview.FieldOwnerID:   {Type: field.TypeUUID, Column: savedview.FieldOwnerID},
+		},
+	}
+	graph.Nodes[35] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   session.Table,
+			Columns: session.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: session.FieldID,
+			},
+		},
+		Type: "Session",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			session.FieldOrgID:      {Type: field.TypeUUID, Column: session.FieldOrgID},
+			session.FieldUserID:     {Type: field.TypeUUID, Column: session.FieldUserID},
+			session.FieldTokenHash:  {Type: field.TypeString, Column: session.FieldTokenHash},
+			session.FieldCreatedAt:  {Type: field.TypeTime, Column: session.FieldCreatedAt},
+			session.FieldLastSeenAt: {Type: field.TypeTime, Column: session.FieldLastSeenAt},
+			session.FieldExpiresAt:  {Type: field.TypeTime, Column: session.FieldExpiresAt},
+			session.FieldCsrfToken:  {Type: field.TypeString, Column: session.FieldCsrfToken},
+			session.FieldMethod:     {Type: field.TypeString, Column: session.FieldMethod},
+			session.FieldClientIP:   {Type: field.TypeString, Column: session.FieldClientIP},
+			session.FieldUserAgent:  {Type: field.TypeString, Column: session.FieldUserAgent},
+		},
+	}
+	graph.Nodes[36] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signinfailure.Table,
+			Columns: signinfailure.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: signinfailure.FieldID,
+			},
+		},
+		Type: "SignInFailure",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signinfailure.FieldEmailHash: {Type: field.TypeString, Column: signinfailure.FieldEmailHash},
+			signinfailure.FieldAt:        {Type: field.TypeTime, Column: signinfailure.FieldAt},
+		},
+	}
+	graph.Nodes[37] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signinflow.Table,
+			Columns: signinflow.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: signinflow.FieldID,
+			},
+		},
+		Type: "SignInFlow",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signinflow.FieldStateHash: {Type: field.TypeString, Column: signinflow.FieldStateHash},
+			signinflow.FieldNonce:     {Type: field.TypeString, Column: signinflow.FieldNonce},
+			signinflow.FieldVerifier:  {Type: field.TypeString, Column: signinflow.FieldVerifier},
+			signinflow.FieldCreatedAt: {Type: field.TypeTime, Column: signinflow.FieldCreatedAt},
+			signinflow.FieldExpiresAt: {Type: field.TypeTime, Column: signinflow.FieldExpiresAt},
+		},
+	}
+	graph.Nodes[38] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   stipulation.Table,
+			Columns: stipulation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: stipulation.FieldID,
+			},
+		},
+		Type: "Stipulation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			stipulation.FieldCreatedAt:     {Type: field.TypeTime, Column: stipulation.FieldCreatedAt},
+			stipulation.FieldUpdatedAt:     {Type: field.TypeTime, Column: stipulation.FieldUpdatedAt},
+			stipulation.FieldOrgID:         {Type: field.TypeUUID, Column: stipulation.FieldOrgID},
+			stipulation.FieldApplicationID: {Type: field.TypeUUID, Column: stipulation.FieldApplicationID},
+			stipulation.FieldLeadID:        {Type: field.TypeUUID, Column: stipulation.FieldLeadID},
+			stipulation.FieldText:          {Type: field.TypeString, Column: stipulation.FieldText},
+			stipulation.FieldStatus:        {Type: field.TypeEnum, Column: stipulation.FieldStatus},
+			stipulation.FieldDocumentIds:   {Type: field.TypeJSON, Column: stipulation.FieldDocumentIds},
+			stipulation.FieldReceivedAt:    {Type: field.TypeTime, Column: stipulation.FieldReceivedAt},
+			stipulation.FieldWaivedAt:      {Type: field.TypeTime, Column: stipulation.FieldWaivedAt},
+			stipulation.FieldWaivedBy:      {Type: field.TypeString, Column: stipulation.FieldWaivedBy},
+			stipulation.FieldWaiveReason:   {Type: field.TypeString, Column: stipulation.FieldWaiveReason},
+		},
+	}
+	graph.Nodes[39] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   task.Table,
+			Columns: task.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: task.FieldID,
+			},
+		},
+		Type: "Task",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			task.FieldCreatedAt:   {Type: field.TypeTime, Column: task.FieldCreatedAt},
+			task.FieldUpdatedAt:   {Type: field.TypeTime, Column: task.FieldUpdatedAt},
+			task.FieldOrgID:       {Type: field.TypeUUID, Column: task.FieldOrgID},
+			task.FieldLeadID:      {Type: field.TypeUUID, Column: task.FieldLeadID},
+			task.FieldTitle:       {Type: field.TypeString, Column: task.FieldTitle},
+			task.FieldDueAt:       {Type: field.TypeTime, Column: task.FieldDueAt},
+			task.FieldAssigneeID:  {Type: field.TypeUUID, Column: task.FieldAssigneeID},
+			task.FieldStatus:      {Type: field.TypeEnum, Column: task.FieldStatus},
+			task.FieldCompletedAt: {Type: field.TypeTime, Column: task.FieldCompletedAt},
+			task.FieldCompletedBy: {Type: field.TypeString, Column: task.FieldCompletedBy},
+			task.FieldCreatedBy:   {Type: field.TypeString, Column: task.FieldCreatedBy},
+		},
+	}
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -850,7 +1068,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -861,17 +1079,23 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "User",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			user.FieldCreatedAt: {Type: field.TypeTime, Column: user.FieldCreatedAt},
-			user.FieldUpdatedAt: {Type: field.TypeTime, Column: user.FieldUpdatedAt},
-			user.FieldOrgID:     {Type: field.TypeUUID, Column: user.FieldOrgID},
-			user.FieldFirstName: {Type: field.TypeString, Column: user.FieldFirstName},
-			user.FieldLastName:  {Type: field.TypeString, Column: user.FieldLastName},
-			user.FieldEmail:     {Type: field.TypeString, Column: user.FieldEmail},
-			user.FieldRole:      {Type: field.TypeEnum, Column: user.FieldRole},
-			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
+			user.FieldCreatedAt:           {Type: field.TypeTime, Column: user.FieldCreatedAt},
+			user.FieldUpdatedAt:           {Type: field.TypeTime, Column: user.FieldUpdatedAt},
+			user.FieldOrgID:               {Type: field.TypeUUID, Column: user.FieldOrgID},
+			user.FieldFirstName:           {Type: field.TypeString, Column: user.FieldFirstName},
+			user.FieldLastName:            {Type: field.TypeString, Column: user.FieldLastName},
+			user.FieldEmail:               {Type: field.TypeString, Column: user.FieldEmail},
+			user.FieldRole:                {Type: field.TypeEnum, Column: user.FieldRole},
+			user.FieldTeamID:              {Type: field.TypeUUID, Column: user.FieldTeamID},
+			user.FieldSignInEmail:         {Type: field.TypeString, Column: user.FieldSignInEmail},
+			user.FieldPasswordHash:        {Type: field.TypeString, Column: user.FieldPasswordHash},
+			user.FieldInvitationHash:      {Type: field.TypeString, Column: user.FieldInvitationHash},
+			user.FieldInvitationExpiresAt: {Type: field.TypeTime, Column: user.FieldInvitationExpiresAt},
+			user.FieldDeactivatedAt:       {Type: field.TypeTime, Column: user.FieldDeactivatedAt},
+			user.FieldLastSignInAt:        {Type: field.TypeTime, Column: user.FieldLastSignInAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -890,7 +1114,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -915,7 +1139,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -936,7 +1160,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldOnlyInstallationID:    {Type: field.TypeUUID, Column: webhookevent.FieldOnlyInstallationID},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -971,6 +1195,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"APIKey",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   activity.OrganizationTable,
+			Columns: []string{activity.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Activity",
 		"Organization",
 	)
 	graph.MustAddE(
@@ -1526,6 +1762,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"FundedDeal",
 	)
 	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   note.OrganizationTable,
+			Columns: []string{note.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Note",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   notification.OrganizationTable,
+			Columns: []string{notification.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Notification",
+		"Organization",
+	)
+	graph.MustAddE(
 		"api_keys",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -1778,6 +2038,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"ImportJob",
 	)
 	graph.MustAddE(
+		"activities",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ActivitiesTable,
+			Columns: []string{organization.ActivitiesColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Activity",
+	)
+	graph.MustAddE(
+		"notes",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.NotesTable,
+			Columns: []string{organization.NotesColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Note",
+	)
+	graph.MustAddE(
+		"tasks",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.TasksTable,
+			Columns: []string{organization.TasksColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Task",
+	)
+	graph.MustAddE(
+		"stipulations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.StipulationsTable,
+			Columns: []string{organization.StipulationsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Stipulation",
+	)
+	graph.MustAddE(
+		"notifications",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.NotificationsTable,
+			Columns: []string{organization.NotificationsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Notification",
+	)
+	graph.MustAddE(
+		"saved_views",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.SavedViewsTable,
+			Columns: []string{organization.SavedViewsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"SavedView",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1800,6 +2132,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"PipelineStage",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   savedview.OrganizationTable,
+			Columns: []string{savedview.OrganizationColumn},
+			Bidi:    false,
+		},
+		"SavedView",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   stipulation.OrganizationTable,
+			Columns: []string{stipulation.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Stipulation",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   task.OrganizationTable,
+			Columns: []string{task.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"Organization",
 	)
 	graph.MustAddE(
 		"organization",
@@ -2083,6 +2451,11 @@ func (f *APIKeyFilter) WhereInstallationID(p entql.ValueP) {
 	f.Where(p.Field(apikey.FieldInstallationID))
 }
 
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *APIKeyFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(apikey.FieldUserID))
+}
+
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
 func (f *APIKeyFilter) WhereHasOrganization() {
 	f.Where(entql.HasEdge("organization"))
@@ -2090,6 +2463,105 @@ func (f *APIKeyFilter) WhereHasOrganization() {
 
 // WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
 func (f *APIKeyFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ActivityQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ActivityQuery builder.
+func (_q *ActivityQuery) Filter() *ActivityFilter {
+	return &ActivityFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ActivityMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ActivityMutation builder.
+func (m *ActivityMutation) Filter() *ActivityFilter {
+	return &ActivityFilter{config: m.config, predicateAdder: m}
+}
+
+// ActivityFilter provides a generic filtering capability at runtime for ActivityQuery.
+type ActivityFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ActivityFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ActivityFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(activity.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *ActivityFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(activity.FieldOrgID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *ActivityFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(activity.FieldLeadID))
+}
+
+// WhereAt applies the entql time.Time predicate on the at field.
+func (f *ActivityFilter) WhereAt(p entql.TimeP) {
+	f.Where(p.Field(activity.FieldAt))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *ActivityFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(activity.FieldKind))
+}
+
+// WhereActorType applies the entql string predicate on the actor_type field.
+func (f *ActivityFilter) WhereActorType(p entql.StringP) {
+	f.Where(p.Field(activity.FieldActorType))
+}
+
+// WhereActorID applies the entql string predicate on the actor_id field.
+func (f *ActivityFilter) WhereActorID(p entql.StringP) {
+	f.Where(p.Field(activity.FieldActorID))
+}
+
+// WhereRecordID applies the entql [16]byte predicate on the record_id field.
+func (f *ActivityFilter) WhereRecordID(p entql.ValueP) {
+	f.Where(p.Field(activity.FieldRecordID))
+}
+
+// WhereSummary applies the entql string predicate on the summary field.
+func (f *ActivityFilter) WhereSummary(p entql.StringP) {
+	f.Where(p.Field(activity.FieldSummary))
+}
+
+// WhereChanges applies the entql json.RawMessage predicate on the changes field.
+func (f *ActivityFilter) WhereChanges(p entql.BytesP) {
+	f.Where(p.Field(activity.FieldChanges))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ActivityFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ActivityFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
 	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
@@ -2126,7 +2598,7 @@ type AgentPresenceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AgentPresenceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2263,7 +2735,7 @@ type AppFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AppFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2347,7 +2819,7 @@ type AppInstallationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AppInstallationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2441,7 +2913,7 @@ type ApplicationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ApplicationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2582,6 +3054,31 @@ func (f *ApplicationFilter) WhereFundedDealID(p entql.ValueP) {
 	f.Where(p.Field(application.FieldFundedDealID))
 }
 
+// WhereStipulationsOutstanding applies the entql int predicate on the stipulations_outstanding field.
+func (f *ApplicationFilter) WhereStipulationsOutstanding(p entql.IntP) {
+	f.Where(p.Field(application.FieldStipulationsOutstanding))
+}
+
+// WhereRenewalOfDealID applies the entql [16]byte predicate on the renewal_of_deal_id field.
+func (f *ApplicationFilter) WhereRenewalOfDealID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldRenewalOfDealID))
+}
+
+// WhereIsRenewal applies the entql bool predicate on the is_renewal field.
+func (f *ApplicationFilter) WhereIsRenewal(p entql.BoolP) {
+	f.Where(p.Field(application.FieldIsRenewal))
+}
+
+// WhereAmountBand applies the entql int predicate on the amount_band field.
+func (f *ApplicationFilter) WhereAmountBand(p entql.IntP) {
+	f.Where(p.Field(application.FieldAmountBand))
+}
+
+// WhereIndustryKey applies the entql string predicate on the industry_key field.
+func (f *ApplicationFilter) WhereIndustryKey(p entql.StringP) {
+	f.Where(p.Field(application.FieldIndustryKey))
+}
+
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
 func (f *ApplicationFilter) WhereHasOrganization() {
 	f.Where(entql.HasEdge("organization"))
@@ -2667,7 +3164,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2718,6 +3215,16 @@ func (f *AuditEventFilter) WhereFields(p entql.BytesP) {
 	f.Where(p.Field(auditevent.FieldFields))
 }
 
+// WhereEmail applies the entql string predicate on the email field.
+func (f *AuditEventFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldEmail))
+}
+
+// WhereClientIP applies the entql string predicate on the client_ip field.
+func (f *AuditEventFilter) WhereClientIP(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldClientIP))
+}
+
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
 func (f *AuditEventFilter) WhereHasOrganization() {
 	f.Where(entql.HasEdge("organization"))
@@ -2761,7 +3268,7 @@ type AutomationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2898,7 +3405,7 @@ type AutomationRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3032,7 +3539,7 @@ type CallDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3117,7 +3624,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3264,7 +3771,7 @@ type CommissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3308,6 +3815,16 @@ func (f *CommissionFilter) WhereLenderID(p entql.ValueP) {
 // WhereAdvisorID applies the entql [16]byte predicate on the advisor_id field.
 func (f *CommissionFilter) WhereAdvisorID(p entql.ValueP) {
 	f.Where(p.Field(commission.FieldAdvisorID))
+}
+
+// WhereRenewalOfDealID applies the entql [16]byte predicate on the renewal_of_deal_id field.
+func (f *CommissionFilter) WhereRenewalOfDealID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldRenewalOfDealID))
+}
+
+// WhereIsRenewal applies the entql bool predicate on the is_renewal field.
+func (f *CommissionFilter) WhereIsRenewal(p entql.BoolP) {
+	f.Where(p.Field(commission.FieldIsRenewal))
 }
 
 // WhereExpectedAmount applies the entql int64 predicate on the expected_amount field.
@@ -3396,7 +3913,7 @@ type CommissionPaymentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionPaymentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3504,7 +4021,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3607,7 +4124,7 @@ type DealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3673,6 +4190,26 @@ func (f *DealDayFilter) WhereOutstanding(p entql.Int64P) {
 	f.Where(p.Field(dealday.FieldOutstanding))
 }
 
+// WhereRenewalDeals applies the entql int predicate on the renewal_deals field.
+func (f *DealDayFilter) WhereRenewalDeals(p entql.IntP) {
+	f.Where(p.Field(dealday.FieldRenewalDeals))
+}
+
+// WhereRenewalAmount applies the entql int64 predicate on the renewal_amount field.
+func (f *DealDayFilter) WhereRenewalAmount(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldRenewalAmount))
+}
+
+// WhereRenewalExpected applies the entql int64 predicate on the renewal_expected field.
+func (f *DealDayFilter) WhereRenewalExpected(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldRenewalExpected))
+}
+
+// WhereRenewalPaid applies the entql int64 predicate on the renewal_paid field.
+func (f *DealDayFilter) WhereRenewalPaid(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldRenewalPaid))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *DecisionDayQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -3702,7 +4239,7 @@ type DecisionDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DecisionDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3927,7 +4464,7 @@ type DialerCallFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DialerCallFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3992,7 +4529,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4106,7 +4643,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4200,6 +4737,31 @@ func (f *FundedDealFilter) WhereCommissionID(p entql.ValueP) {
 // WhereFundedAt applies the entql time.Time predicate on the funded_at field.
 func (f *FundedDealFilter) WhereFundedAt(p entql.TimeP) {
 	f.Where(p.Field(fundeddeal.FieldFundedAt))
+}
+
+// WhereRenewalEligibleAt applies the entql time.Time predicate on the renewal_eligible_at field.
+func (f *FundedDealFilter) WhereRenewalEligibleAt(p entql.TimeP) {
+	f.Where(p.Field(fundeddeal.FieldRenewalEligibleAt))
+}
+
+// WhereRenewalAnnouncedAt applies the entql time.Time predicate on the renewal_announced_at field.
+func (f *FundedDealFilter) WhereRenewalAnnouncedAt(p entql.TimeP) {
+	f.Where(p.Field(fundeddeal.FieldRenewalAnnouncedAt))
+}
+
+// WhereRenewalSuperseded applies the entql bool predicate on the renewal_superseded field.
+func (f *FundedDealFilter) WhereRenewalSuperseded(p entql.BoolP) {
+	f.Where(p.Field(fundeddeal.FieldRenewalSuperseded))
+}
+
+// WhereRenewalOfDealID applies the entql [16]byte predicate on the renewal_of_deal_id field.
+func (f *FundedDealFilter) WhereRenewalOfDealID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldRenewalOfDealID))
+}
+
+// WhereIsRenewal applies the entql bool predicate on the is_renewal field.
+func (f *FundedDealFilter) WhereIsRenewal(p entql.BoolP) {
+	f.Where(p.Field(fundeddeal.FieldIsRenewal))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
@@ -4301,7 +4863,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4366,7 +4928,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4456,7 +5018,7 @@ type ImportJobFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ImportJobFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4620,7 +5182,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4742,7 +5304,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4856,7 +5418,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5158,7 +5720,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5187,6 +5749,16 @@ func (f *LeadCountFilter) WhereSlot(p entql.IntP) {
 // WhereN applies the entql int predicate on the n field.
 func (f *LeadCountFilter) WhereN(p entql.IntP) {
 	f.Where(p.Field(leadcount.FieldN))
+}
+
+// WhereRequested applies the entql int64 predicate on the requested field.
+func (f *LeadCountFilter) WhereRequested(p entql.Int64P) {
+	f.Where(p.Field(leadcount.FieldRequested))
+}
+
+// WhereOutsized applies the entql int predicate on the outsized field.
+func (f *LeadCountFilter) WhereOutsized(p entql.IntP) {
+	f.Where(p.Field(leadcount.FieldOutsized))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -5218,7 +5790,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5303,7 +5875,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5455,7 +6027,7 @@ type LenderDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5557,6 +6129,184 @@ func (f *LenderDayFilter) WhereDeclinedOther(p entql.IntP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *NoteQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the NoteQuery builder.
+func (_q *NoteQuery) Filter() *NoteFilter {
+	return &NoteFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *NoteMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the NoteMutation builder.
+func (m *NoteMutation) Filter() *NoteFilter {
+	return &NoteFilter{config: m.config, predicateAdder: m}
+}
+
+// NoteFilter provides a generic filtering capability at runtime for NoteQuery.
+type NoteFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *NoteFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *NoteFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(note.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *NoteFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(note.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *NoteFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(note.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *NoteFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(note.FieldOrgID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *NoteFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(note.FieldLeadID))
+}
+
+// WhereBody applies the entql string predicate on the body field.
+func (f *NoteFilter) WhereBody(p entql.StringP) {
+	f.Where(p.Field(note.FieldBody))
+}
+
+// WhereAuthorID applies the entql [16]byte predicate on the author_id field.
+func (f *NoteFilter) WhereAuthorID(p entql.ValueP) {
+	f.Where(p.Field(note.FieldAuthorID))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *NoteFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *NoteFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *NotificationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the NotificationQuery builder.
+func (_q *NotificationQuery) Filter() *NotificationFilter {
+	return &NotificationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *NotificationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the NotificationMutation builder.
+func (m *NotificationMutation) Filter() *NotificationFilter {
+	return &NotificationFilter{config: m.config, predicateAdder: m}
+}
+
+// NotificationFilter provides a generic filtering capability at runtime for NotificationQuery.
+type NotificationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *NotificationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *NotificationFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(notification.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *NotificationFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(notification.FieldOrgID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *NotificationFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(notification.FieldUserID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *NotificationFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(notification.FieldKind))
+}
+
+// WhereAt applies the entql time.Time predicate on the at field.
+func (f *NotificationFilter) WhereAt(p entql.TimeP) {
+	f.Where(p.Field(notification.FieldAt))
+}
+
+// WhereRecordID applies the entql [16]byte predicate on the record_id field.
+func (f *NotificationFilter) WhereRecordID(p entql.ValueP) {
+	f.Where(p.Field(notification.FieldRecordID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *NotificationFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(notification.FieldLeadID))
+}
+
+// WhereSummary applies the entql string predicate on the summary field.
+func (f *NotificationFilter) WhereSummary(p entql.StringP) {
+	f.Where(p.Field(notification.FieldSummary))
+}
+
+// WhereReadAt applies the entql time.Time predicate on the read_at field.
+func (f *NotificationFilter) WhereReadAt(p entql.TimeP) {
+	f.Where(p.Field(notification.FieldReadAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *NotificationFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *NotificationFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *OrganizationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -5585,7 +6335,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5925,6 +6675,90 @@ func (f *OrganizationFilter) WhereHasImportJobsWith(preds ...predicate.ImportJob
 	})))
 }
 
+// WhereHasActivities applies a predicate to check if query has an edge activities.
+func (f *OrganizationFilter) WhereHasActivities() {
+	f.Where(entql.HasEdge("activities"))
+}
+
+// WhereHasActivitiesWith applies a predicate to check if query has an edge activities with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasActivitiesWith(preds ...predicate.Activity) {
+	f.Where(entql.HasEdgeWith("activities", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasNotes applies a predicate to check if query has an edge notes.
+func (f *OrganizationFilter) WhereHasNotes() {
+	f.Where(entql.HasEdge("notes"))
+}
+
+// WhereHasNotesWith applies a predicate to check if query has an edge notes with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasNotesWith(preds ...predicate.Note) {
+	f.Where(entql.HasEdgeWith("notes", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTasks applies a predicate to check if query has an edge tasks.
+func (f *OrganizationFilter) WhereHasTasks() {
+	f.Where(entql.HasEdge("tasks"))
+}
+
+// WhereHasTasksWith applies a predicate to check if query has an edge tasks with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasTasksWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("tasks", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasStipulations applies a predicate to check if query has an edge stipulations.
+func (f *OrganizationFilter) WhereHasStipulations() {
+	f.Where(entql.HasEdge("stipulations"))
+}
+
+// WhereHasStipulationsWith applies a predicate to check if query has an edge stipulations with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasStipulationsWith(preds ...predicate.Stipulation) {
+	f.Where(entql.HasEdgeWith("stipulations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasNotifications applies a predicate to check if query has an edge notifications.
+func (f *OrganizationFilter) WhereHasNotifications() {
+	f.Where(entql.HasEdge("notifications"))
+}
+
+// WhereHasNotificationsWith applies a predicate to check if query has an edge notifications with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasNotificationsWith(preds ...predicate.Notification) {
+	f.Where(entql.HasEdgeWith("notifications", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSavedViews applies a predicate to check if query has an edge saved_views.
+func (f *OrganizationFilter) WhereHasSavedViews() {
+	f.Where(entql.HasEdge("saved_views"))
+}
+
+// WhereHasSavedViewsWith applies a predicate to check if query has an edge saved_views with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasSavedViewsWith(preds ...predicate.SavedView) {
+	f.Where(entql.HasEdgeWith("saved_views", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PaymentDayQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5954,7 +6788,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6014,7 +6848,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6094,6 +6928,528 @@ func (f *PipelineStageFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SavedViewQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SavedViewQuery builder.
+func (_q *SavedViewQuery) Filter() *SavedViewFilter {
+	return &SavedViewFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SavedViewMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SavedViewMutation builder.
+func (m *SavedViewMutation) Filter() *SavedViewFilter {
+	return &SavedViewFilter{config: m.config, predicateAdder: m}
+}
+
+// SavedViewFilter provides a generic filtering capability at runtime for SavedViewQuery.
+type SavedViewFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SavedViewFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SavedViewFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(savedview.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SavedViewFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(savedview.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SavedViewFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(savedview.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *SavedViewFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(savedview.FieldOrgID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *SavedViewFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(savedview.FieldName))
+}
+
+// WhereScreen applies the entql string predicate on the screen field.
+func (f *SavedViewFilter) WhereScreen(p entql.StringP) {
+	f.Where(p.Field(savedview.FieldScreen))
+}
+
+// WhereFilters applies the entql json.RawMessage predicate on the filters field.
+func (f *SavedViewFilter) WhereFilters(p entql.BytesP) {
+	f.Where(p.Field(savedview.FieldFilters))
+}
+
+// WhereShared applies the entql bool predicate on the shared field.
+func (f *SavedViewFilter) WhereShared(p entql.BoolP) {
+	f.Where(p.Field(savedview.FieldShared))
+}
+
+// WhereOwnerID applies the entql [16]byte predicate on the owner_id field.
+func (f *SavedViewFilter) WhereOwnerID(p entql.ValueP) {
+	f.Where(p.Field(savedview.FieldOwnerID))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *SavedViewFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *SavedViewFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SessionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SessionQuery builder.
+func (_q *SessionQuery) Filter() *SessionFilter {
+	return &SessionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SessionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SessionMutation builder.
+func (m *SessionMutation) Filter() *SessionFilter {
+	return &SessionFilter{config: m.config, predicateAdder: m}
+}
+
+// SessionFilter provides a generic filtering capability at runtime for SessionQuery.
+type SessionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SessionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SessionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(session.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *SessionFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(session.FieldOrgID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *SessionFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(session.FieldUserID))
+}
+
+// WhereTokenHash applies the entql string predicate on the token_hash field.
+func (f *SessionFilter) WhereTokenHash(p entql.StringP) {
+	f.Where(p.Field(session.FieldTokenHash))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SessionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldCreatedAt))
+}
+
+// WhereLastSeenAt applies the entql time.Time predicate on the last_seen_at field.
+func (f *SessionFilter) WhereLastSeenAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldLastSeenAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SessionFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldExpiresAt))
+}
+
+// WhereCsrfToken applies the entql string predicate on the csrf_token field.
+func (f *SessionFilter) WhereCsrfToken(p entql.StringP) {
+	f.Where(p.Field(session.FieldCsrfToken))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *SessionFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(session.FieldMethod))
+}
+
+// WhereClientIP applies the entql string predicate on the client_ip field.
+func (f *SessionFilter) WhereClientIP(p entql.StringP) {
+	f.Where(p.Field(session.FieldClientIP))
+}
+
+// WhereUserAgent applies the entql string predicate on the user_agent field.
+func (f *SessionFilter) WhereUserAgent(p entql.StringP) {
+	f.Where(p.Field(session.FieldUserAgent))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SignInFailureQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SignInFailureQuery builder.
+func (_q *SignInFailureQuery) Filter() *SignInFailureFilter {
+	return &SignInFailureFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SignInFailureMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SignInFailureMutation builder.
+func (m *SignInFailureMutation) Filter() *SignInFailureFilter {
+	return &SignInFailureFilter{config: m.config, predicateAdder: m}
+}
+
+// SignInFailureFilter provides a generic filtering capability at runtime for SignInFailureQuery.
+type SignInFailureFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SignInFailureFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SignInFailureFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(signinfailure.FieldID))
+}
+
+// WhereEmailHash applies the entql string predicate on the email_hash field.
+func (f *SignInFailureFilter) WhereEmailHash(p entql.StringP) {
+	f.Where(p.Field(signinfailure.FieldEmailHash))
+}
+
+// WhereAt applies the entql time.Time predicate on the at field.
+func (f *SignInFailureFilter) WhereAt(p entql.TimeP) {
+	f.Where(p.Field(signinfailure.FieldAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SignInFlowQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SignInFlowQuery builder.
+func (_q *SignInFlowQuery) Filter() *SignInFlowFilter {
+	return &SignInFlowFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SignInFlowMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SignInFlowMutation builder.
+func (m *SignInFlowMutation) Filter() *SignInFlowFilter {
+	return &SignInFlowFilter{config: m.config, predicateAdder: m}
+}
+
+// SignInFlowFilter provides a generic filtering capability at runtime for SignInFlowQuery.
+type SignInFlowFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SignInFlowFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SignInFlowFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(signinflow.FieldID))
+}
+
+// WhereStateHash applies the entql string predicate on the state_hash field.
+func (f *SignInFlowFilter) WhereStateHash(p entql.StringP) {
+	f.Where(p.Field(signinflow.FieldStateHash))
+}
+
+// WhereNonce applies the entql string predicate on the nonce field.
+func (f *SignInFlowFilter) WhereNonce(p entql.StringP) {
+	f.Where(p.Field(signinflow.FieldNonce))
+}
+
+// WhereVerifier applies the entql string predicate on the verifier field.
+func (f *SignInFlowFilter) WhereVerifier(p entql.StringP) {
+	f.Where(p.Field(signinflow.FieldVerifier))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SignInFlowFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(signinflow.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SignInFlowFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(signinflow.FieldExpiresAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *StipulationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the StipulationQuery builder.
+func (_q *StipulationQuery) Filter() *StipulationFilter {
+	return &StipulationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *StipulationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the StipulationMutation builder.
+func (m *StipulationMutation) Filter() *StipulationFilter {
+	return &StipulationFilter{config: m.config, predicateAdder: m}
+}
+
+// StipulationFilter provides a generic filtering capability at runtime for StipulationQuery.
+type StipulationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *StipulationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *StipulationFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(stipulation.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *StipulationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(stipulation.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *StipulationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(stipulation.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *StipulationFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(stipulation.FieldOrgID))
+}
+
+// WhereApplicationID applies the entql [16]byte predicate on the application_id field.
+func (f *StipulationFilter) WhereApplicationID(p entql.ValueP) {
+	f.Where(p.Field(stipulation.FieldApplicationID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *StipulationFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(stipulation.FieldLeadID))
+}
+
+// WhereText applies the entql string predicate on the text field.
+func (f *StipulationFilter) WhereText(p entql.StringP) {
+	f.Where(p.Field(stipulation.FieldText))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *StipulationFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(stipulation.FieldStatus))
+}
+
+// WhereDocumentIds applies the entql json.RawMessage predicate on the document_ids field.
+func (f *StipulationFilter) WhereDocumentIds(p entql.BytesP) {
+	f.Where(p.Field(stipulation.FieldDocumentIds))
+}
+
+// WhereReceivedAt applies the entql time.Time predicate on the received_at field.
+func (f *StipulationFilter) WhereReceivedAt(p entql.TimeP) {
+	f.Where(p.Field(stipulation.FieldReceivedAt))
+}
+
+// WhereWaivedAt applies the entql time.Time predicate on the waived_at field.
+func (f *StipulationFilter) WhereWaivedAt(p entql.TimeP) {
+	f.Where(p.Field(stipulation.FieldWaivedAt))
+}
+
+// WhereWaivedBy applies the entql string predicate on the waived_by field.
+func (f *StipulationFilter) WhereWaivedBy(p entql.StringP) {
+	f.Where(p.Field(stipulation.FieldWaivedBy))
+}
+
+// WhereWaiveReason applies the entql string predicate on the waive_reason field.
+func (f *StipulationFilter) WhereWaiveReason(p entql.StringP) {
+	f.Where(p.Field(stipulation.FieldWaiveReason))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *StipulationFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *StipulationFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *TaskQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TaskQuery builder.
+func (_q *TaskQuery) Filter() *TaskFilter {
+	return &TaskFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TaskMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TaskMutation builder.
+func (m *TaskMutation) Filter() *TaskFilter {
+	return &TaskFilter{config: m.config, predicateAdder: m}
+}
+
+// TaskFilter provides a generic filtering capability at runtime for TaskQuery.
+type TaskFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TaskFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TaskFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TaskFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TaskFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *TaskFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldOrgID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *TaskFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldLeadID))
+}
+
+// WhereTitle applies the entql string predicate on the title field.
+func (f *TaskFilter) WhereTitle(p entql.StringP) {
+	f.Where(p.Field(task.FieldTitle))
+}
+
+// WhereDueAt applies the entql time.Time predicate on the due_at field.
+func (f *TaskFilter) WhereDueAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldDueAt))
+}
+
+// WhereAssigneeID applies the entql [16]byte predicate on the assignee_id field.
+func (f *TaskFilter) WhereAssigneeID(p entql.ValueP) {
+	f.Where(p.Field(task.FieldAssigneeID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *TaskFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(task.FieldStatus))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *TaskFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldCompletedAt))
+}
+
+// WhereCompletedBy applies the entql string predicate on the completed_by field.
+func (f *TaskFilter) WhereCompletedBy(p entql.StringP) {
+	f.Where(p.Field(task.FieldCompletedBy))
+}
+
+// WhereCreatedBy applies the entql string predicate on the created_by field.
+func (f *TaskFilter) WhereCreatedBy(p entql.StringP) {
+	f.Where(p.Field(task.FieldCreatedBy))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *TaskFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TeamQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -6122,7 +7478,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6210,7 +7566,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6259,6 +7615,36 @@ func (f *UserFilter) WhereRole(p entql.StringP) {
 // WhereTeamID applies the entql [16]byte predicate on the team_id field.
 func (f *UserFilter) WhereTeamID(p entql.ValueP) {
 	f.Where(p.Field(user.FieldTeamID))
+}
+
+// WhereSignInEmail applies the entql string predicate on the sign_in_email field.
+func (f *UserFilter) WhereSignInEmail(p entql.StringP) {
+	f.Where(p.Field(user.FieldSignInEmail))
+}
+
+// WherePasswordHash applies the entql string predicate on the password_hash field.
+func (f *UserFilter) WherePasswordHash(p entql.StringP) {
+	f.Where(p.Field(user.FieldPasswordHash))
+}
+
+// WhereInvitationHash applies the entql string predicate on the invitation_hash field.
+func (f *UserFilter) WhereInvitationHash(p entql.StringP) {
+	f.Where(p.Field(user.FieldInvitationHash))
+}
+
+// WhereInvitationExpiresAt applies the entql time.Time predicate on the invitation_expires_at field.
+func (f *UserFilter) WhereInvitationExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldInvitationExpiresAt))
+}
+
+// WhereDeactivatedAt applies the entql time.Time predicate on the deactivated_at field.
+func (f *UserFilter) WhereDeactivatedAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldDeactivatedAt))
+}
+
+// WhereLastSignInAt applies the entql time.Time predicate on the last_sign_in_at field.
+func (f *UserFilter) WhereLastSignInAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldLastSignInAt))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
@@ -6360,7 +7746,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6444,7 +7830,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6586,7 +7972,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6680,7 +8066,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

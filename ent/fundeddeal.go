@@ -58,6 +58,16 @@ type FundedDeal struct {
 	CommissionID uuid.UUID `json:"commission_id,omitempty"`
 	// When the lender funded it: now unless given; never in the future.
 	FundedAt time.Time `json:"funded_at,omitempty"`
+	// When the merchant may renew: fundedAt plus half the term in calendar months, rounded up (clamped to the month's last day).
+	RenewalEligibleAt *time.Time `json:"renewal_eligible_at,omitempty"`
+	// When deal.renewal_eligible was emitted for it: the sweeper claims a deal by setting it, so each deal's event is emitted once.
+	RenewalAnnouncedAt *time.Time `json:"renewal_announced_at,omitempty"`
+	// Whether the deal's lead has moved on from it: an application in play, or a deal funded after it. Kept by the hooks (renewal_hooks.go) so the renewal queue reads an index, not a probe per deal.
+	RenewalSuperseded bool `json:"renewal_superseded,omitempty"`
+	// The id of the deal this one renews; null unless a renewal.
+	RenewalOfDealID *uuid.UUID `json:"renewal_of_deal_id,omitempty"`
+	// Whether the deal renews an earlier deal of its lead.
+	IsRenewal bool `json:"is_renewal,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FundedDealQuery when eager-loading is set.
 	Edges        FundedDealEdges `json:"edges"`
@@ -145,17 +155,19 @@ func (*FundedDeal) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case fundeddeal.FieldPaybackAmount:
 			values[i] = &sql.NullScanner{S: new(money.Amount)}
-		case fundeddeal.FieldAdvisorID:
+		case fundeddeal.FieldAdvisorID, fundeddeal.FieldRenewalOfDealID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case fundeddeal.FieldFundedAmount, fundeddeal.FieldExpectedCommission:
 			values[i] = new(money.Amount)
 		case fundeddeal.FieldInterestRate:
 			values[i] = new(money.Rate)
+		case fundeddeal.FieldRenewalSuperseded, fundeddeal.FieldIsRenewal:
+			values[i] = new(sql.NullBool)
 		case fundeddeal.FieldTermMonths:
 			values[i] = new(sql.NullInt64)
 		case fundeddeal.FieldLenderName, fundeddeal.FieldRateType, fundeddeal.FieldPaymentFrequency:
 			values[i] = new(sql.NullString)
-		case fundeddeal.FieldCreatedAt, fundeddeal.FieldUpdatedAt, fundeddeal.FieldFundedAt:
+		case fundeddeal.FieldCreatedAt, fundeddeal.FieldUpdatedAt, fundeddeal.FieldFundedAt, fundeddeal.FieldRenewalEligibleAt, fundeddeal.FieldRenewalAnnouncedAt:
 			values[i] = new(sql.NullTime)
 		case fundeddeal.FieldID, fundeddeal.FieldOrgID, fundeddeal.FieldApplicationID, fundeddeal.FieldLeadID, fundeddeal.FieldLenderID, fundeddeal.FieldCommissionID:
 			values[i] = new(uuid.UUID)
@@ -285,6 +297,39 @@ func (_m *FundedDeal) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.FundedAt = value.Time
 			}
+		case fundeddeal.FieldRenewalEligibleAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_eligible_at", values[i])
+			} else if value.Valid {
+				_m.RenewalEligibleAt = new(time.Time)
+				*_m.RenewalEligibleAt = value.Time
+			}
+		case fundeddeal.FieldRenewalAnnouncedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_announced_at", values[i])
+			} else if value.Valid {
+				_m.RenewalAnnouncedAt = new(time.Time)
+				*_m.RenewalAnnouncedAt = value.Time
+			}
+		case fundeddeal.FieldRenewalSuperseded:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_superseded", values[i])
+			} else if value.Valid {
+				_m.RenewalSuperseded = value.Bool
+			}
+		case fundeddeal.FieldRenewalOfDealID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field renewal_of_deal_id", values[i])
+			} else if value.Valid {
+				_m.RenewalOfDealID = new(uuid.UUID)
+				*_m.RenewalOfDealID = *value.S.(*uuid.UUID)
+			}
+		case fundeddeal.FieldIsRenewal:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field is_renewal", values[i])
+			} else if value.Valid {
+				_m.IsRenewal = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -402,6 +447,27 @@ func (_m *FundedDeal) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("funded_at=")
 	builder.WriteString(_m.FundedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.RenewalEligibleAt; v != nil {
+		builder.WriteString("renewal_eligible_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.RenewalAnnouncedAt; v != nil {
+		builder.WriteString("renewal_announced_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("renewal_superseded=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RenewalSuperseded))
+	builder.WriteString(", ")
+	if v := _m.RenewalOfDealID; v != nil {
+		builder.WriteString("renewal_of_deal_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("is_renewal=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IsRenewal))
 	builder.WriteByte(')')
 	return builder.String()
 }

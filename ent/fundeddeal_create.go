@@ -172,6 +172,76 @@ func (_c *FundedDealCreate) SetFundedAt(v time.Time) *FundedDealCreate {
 	return _c
 }
 
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (_c *FundedDealCreate) SetRenewalEligibleAt(v time.Time) *FundedDealCreate {
+	_c.mutation.SetRenewalEligibleAt(v)
+	return _c
+}
+
+// SetNillableRenewalEligibleAt sets the "renewal_eligible_at" field if the given value is not nil.
+func (_c *FundedDealCreate) SetNillableRenewalEligibleAt(v *time.Time) *FundedDealCreate {
+	if v != nil {
+		_c.SetRenewalEligibleAt(*v)
+	}
+	return _c
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (_c *FundedDealCreate) SetRenewalAnnouncedAt(v time.Time) *FundedDealCreate {
+	_c.mutation.SetRenewalAnnouncedAt(v)
+	return _c
+}
+
+// SetNillableRenewalAnnouncedAt sets the "renewal_announced_at" field if the given value is not nil.
+func (_c *FundedDealCreate) SetNillableRenewalAnnouncedAt(v *time.Time) *FundedDealCreate {
+	if v != nil {
+		_c.SetRenewalAnnouncedAt(*v)
+	}
+	return _c
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (_c *FundedDealCreate) SetRenewalSuperseded(v bool) *FundedDealCreate {
+	_c.mutation.SetRenewalSuperseded(v)
+	return _c
+}
+
+// SetNillableRenewalSuperseded sets the "renewal_superseded" field if the given value is not nil.
+func (_c *FundedDealCreate) SetNillableRenewalSuperseded(v *bool) *FundedDealCreate {
+	if v != nil {
+		_c.SetRenewalSuperseded(*v)
+	}
+	return _c
+}
+
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (_c *FundedDealCreate) SetRenewalOfDealID(v uuid.UUID) *FundedDealCreate {
+	_c.mutation.SetRenewalOfDealID(v)
+	return _c
+}
+
+// SetNillableRenewalOfDealID sets the "renewal_of_deal_id" field if the given value is not nil.
+func (_c *FundedDealCreate) SetNillableRenewalOfDealID(v *uuid.UUID) *FundedDealCreate {
+	if v != nil {
+		_c.SetRenewalOfDealID(*v)
+	}
+	return _c
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (_c *FundedDealCreate) SetIsRenewal(v bool) *FundedDealCreate {
+	_c.mutation.SetIsRenewal(v)
+	return _c
+}
+
+// SetNillableIsRenewal sets the "is_renewal" field if the given value is not nil.
+func (_c *FundedDealCreate) SetNillableIsRenewal(v *bool) *FundedDealCreate {
+	if v != nil {
+		_c.SetIsRenewal(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FundedDealCreate) SetID(v uuid.UUID) *FundedDealCreate {
 	_c.mutation.SetID(v)
@@ -278,6 +348,14 @@ func (_c *FundedDealCreate) defaults() error {
 		v := fundeddeal.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.RenewalSuperseded(); !ok {
+		v := fundeddeal.DefaultRenewalSuperseded
+		_c.mutation.SetRenewalSuperseded(v)
+	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		v := fundeddeal.DefaultIsRenewal
+		_c.mutation.SetIsRenewal(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if fundeddeal.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized fundeddeal.DefaultID (forgotten import ent/runtime?)")
@@ -341,6 +419,12 @@ func (_c *FundedDealCreate) check() error {
 	}
 	if _, ok := _c.mutation.FundedAt(); !ok {
 		return &ValidationError{Name: "funded_at", err: errors.New(`ent: missing required field "FundedDeal.funded_at"`)}
+	}
+	if _, ok := _c.mutation.RenewalSuperseded(); !ok {
+		return &ValidationError{Name: "renewal_superseded", err: errors.New(`ent: missing required field "FundedDeal.renewal_superseded"`)}
+	}
+	if _, ok := _c.mutation.IsRenewal(); !ok {
+		return &ValidationError{Name: "is_renewal", err: errors.New(`ent: missing required field "FundedDeal.is_renewal"`)}
 	}
 	if len(_c.mutation.OrganizationIDs()) == 0 {
 		return &ValidationError{Name: "organization", err: errors.New(`ent: missing required edge "FundedDeal.organization"`)}
@@ -441,6 +525,26 @@ func (_c *FundedDealCreate) createSpec() (*FundedDeal, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FundedAt(); ok {
 		_spec.SetField(fundeddeal.FieldFundedAt, field.TypeTime, value)
 		_node.FundedAt = value
+	}
+	if value, ok := _c.mutation.RenewalEligibleAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalEligibleAt, field.TypeTime, value)
+		_node.RenewalEligibleAt = &value
+	}
+	if value, ok := _c.mutation.RenewalAnnouncedAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalAnnouncedAt, field.TypeTime, value)
+		_node.RenewalAnnouncedAt = &value
+	}
+	if value, ok := _c.mutation.RenewalSuperseded(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalSuperseded, field.TypeBool, value)
+		_node.RenewalSuperseded = value
+	}
+	if value, ok := _c.mutation.RenewalOfDealID(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalOfDealID, field.TypeUUID, value)
+		_node.RenewalOfDealID = &value
+	}
+	if value, ok := _c.mutation.IsRenewal(); ok {
+		_spec.SetField(fundeddeal.FieldIsRenewal, field.TypeBool, value)
+		_node.IsRenewal = value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -590,6 +694,54 @@ func (u *FundedDealUpsert) UpdateUpdatedAt() *FundedDealUpsert {
 	return u
 }
 
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (u *FundedDealUpsert) SetRenewalEligibleAt(v time.Time) *FundedDealUpsert {
+	u.Set(fundeddeal.FieldRenewalEligibleAt, v)
+	return u
+}
+
+// UpdateRenewalEligibleAt sets the "renewal_eligible_at" field to the value that was provided on create.
+func (u *FundedDealUpsert) UpdateRenewalEligibleAt() *FundedDealUpsert {
+	u.SetExcluded(fundeddeal.FieldRenewalEligibleAt)
+	return u
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (u *FundedDealUpsert) ClearRenewalEligibleAt() *FundedDealUpsert {
+	u.SetNull(fundeddeal.FieldRenewalEligibleAt)
+	return u
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (u *FundedDealUpsert) SetRenewalAnnouncedAt(v time.Time) *FundedDealUpsert {
+	u.Set(fundeddeal.FieldRenewalAnnouncedAt, v)
+	return u
+}
+
+// UpdateRenewalAnnouncedAt sets the "renewal_announced_at" field to the value that was provided on create.
+func (u *FundedDealUpsert) UpdateRenewalAnnouncedAt() *FundedDealUpsert {
+	u.SetExcluded(fundeddeal.FieldRenewalAnnouncedAt)
+	return u
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (u *FundedDealUpsert) ClearRenewalAnnouncedAt() *FundedDealUpsert {
+	u.SetNull(fundeddeal.FieldRenewalAnnouncedAt)
+	return u
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (u *FundedDealUpsert) SetRenewalSuperseded(v bool) *FundedDealUpsert {
+	u.Set(fundeddeal.FieldRenewalSuperseded, v)
+	return u
+}
+
+// UpdateRenewalSuperseded sets the "renewal_superseded" field to the value that was provided on create.
+func (u *FundedDealUpsert) UpdateRenewalSuperseded() *FundedDealUpsert {
+	u.SetExcluded(fundeddeal.FieldRenewalSuperseded)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -655,6 +807,12 @@ func (u *FundedDealUpsertOne) UpdateNewValues() *FundedDealUpsertOne {
 		if _, exists := u.create.mutation.FundedAt(); exists {
 			s.SetIgnore(fundeddeal.FieldFundedAt)
 		}
+		if _, exists := u.create.mutation.RenewalOfDealID(); exists {
+			s.SetIgnore(fundeddeal.FieldRenewalOfDealID)
+		}
+		if _, exists := u.create.mutation.IsRenewal(); exists {
+			s.SetIgnore(fundeddeal.FieldIsRenewal)
+		}
 	}))
 	return u
 }
@@ -697,6 +855,62 @@ func (u *FundedDealUpsertOne) SetUpdatedAt(v time.Time) *FundedDealUpsertOne {
 func (u *FundedDealUpsertOne) UpdateUpdatedAt() *FundedDealUpsertOne {
 	return u.Update(func(s *FundedDealUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (u *FundedDealUpsertOne) SetRenewalEligibleAt(v time.Time) *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalEligibleAt(v)
+	})
+}
+
+// UpdateRenewalEligibleAt sets the "renewal_eligible_at" field to the value that was provided on create.
+func (u *FundedDealUpsertOne) UpdateRenewalEligibleAt() *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalEligibleAt()
+	})
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (u *FundedDealUpsertOne) ClearRenewalEligibleAt() *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.ClearRenewalEligibleAt()
+	})
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (u *FundedDealUpsertOne) SetRenewalAnnouncedAt(v time.Time) *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalAnnouncedAt(v)
+	})
+}
+
+// UpdateRenewalAnnouncedAt sets the "renewal_announced_at" field to the value that was provided on create.
+func (u *FundedDealUpsertOne) UpdateRenewalAnnouncedAt() *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalAnnouncedAt()
+	})
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (u *FundedDealUpsertOne) ClearRenewalAnnouncedAt() *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.ClearRenewalAnnouncedAt()
+	})
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (u *FundedDealUpsertOne) SetRenewalSuperseded(v bool) *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalSuperseded(v)
+	})
+}
+
+// UpdateRenewalSuperseded sets the "renewal_superseded" field to the value that was provided on create.
+func (u *FundedDealUpsertOne) UpdateRenewalSuperseded() *FundedDealUpsertOne {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalSuperseded()
 	})
 }
 
@@ -931,6 +1145,12 @@ func (u *FundedDealUpsertBulk) UpdateNewValues() *FundedDealUpsertBulk {
 			if _, exists := b.mutation.FundedAt(); exists {
 				s.SetIgnore(fundeddeal.FieldFundedAt)
 			}
+			if _, exists := b.mutation.RenewalOfDealID(); exists {
+				s.SetIgnore(fundeddeal.FieldRenewalOfDealID)
+			}
+			if _, exists := b.mutation.IsRenewal(); exists {
+				s.SetIgnore(fundeddeal.FieldIsRenewal)
+			}
 		}
 	}))
 	return u
@@ -974,6 +1194,62 @@ func (u *FundedDealUpsertBulk) SetUpdatedAt(v time.Time) *FundedDealUpsertBulk {
 func (u *FundedDealUpsertBulk) UpdateUpdatedAt() *FundedDealUpsertBulk {
 	return u.Update(func(s *FundedDealUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (u *FundedDealUpsertBulk) SetRenewalEligibleAt(v time.Time) *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalEligibleAt(v)
+	})
+}
+
+// UpdateRenewalEligibleAt sets the "renewal_eligible_at" field to the value that was provided on create.
+func (u *FundedDealUpsertBulk) UpdateRenewalEligibleAt() *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalEligibleAt()
+	})
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (u *FundedDealUpsertBulk) ClearRenewalEligibleAt() *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.ClearRenewalEligibleAt()
+	})
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (u *FundedDealUpsertBulk) SetRenewalAnnouncedAt(v time.Time) *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalAnnouncedAt(v)
+	})
+}
+
+// UpdateRenewalAnnouncedAt sets the "renewal_announced_at" field to the value that was provided on create.
+func (u *FundedDealUpsertBulk) UpdateRenewalAnnouncedAt() *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalAnnouncedAt()
+	})
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (u *FundedDealUpsertBulk) ClearRenewalAnnouncedAt() *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.ClearRenewalAnnouncedAt()
+	})
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (u *FundedDealUpsertBulk) SetRenewalSuperseded(v bool) *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.SetRenewalSuperseded(v)
+	})
+}
+
+// UpdateRenewalSuperseded sets the "renewal_superseded" field to the value that was provided on create.
+func (u *FundedDealUpsertBulk) UpdateRenewalSuperseded() *FundedDealUpsertBulk {
+	return u.Update(func(s *FundedDealUpsert) {
+		s.UpdateRenewalSuperseded()
 	})
 }
 

@@ -37,6 +37,60 @@ func (_u *FundedDealUpdate) SetUpdatedAt(v time.Time) *FundedDealUpdate {
 	return _u
 }
 
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (_u *FundedDealUpdate) SetRenewalEligibleAt(v time.Time) *FundedDealUpdate {
+	_u.mutation.SetRenewalEligibleAt(v)
+	return _u
+}
+
+// SetNillableRenewalEligibleAt sets the "renewal_eligible_at" field if the given value is not nil.
+func (_u *FundedDealUpdate) SetNillableRenewalEligibleAt(v *time.Time) *FundedDealUpdate {
+	if v != nil {
+		_u.SetRenewalEligibleAt(*v)
+	}
+	return _u
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (_u *FundedDealUpdate) ClearRenewalEligibleAt() *FundedDealUpdate {
+	_u.mutation.ClearRenewalEligibleAt()
+	return _u
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (_u *FundedDealUpdate) SetRenewalAnnouncedAt(v time.Time) *FundedDealUpdate {
+	_u.mutation.SetRenewalAnnouncedAt(v)
+	return _u
+}
+
+// SetNillableRenewalAnnouncedAt sets the "renewal_announced_at" field if the given value is not nil.
+func (_u *FundedDealUpdate) SetNillableRenewalAnnouncedAt(v *time.Time) *FundedDealUpdate {
+	if v != nil {
+		_u.SetRenewalAnnouncedAt(*v)
+	}
+	return _u
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (_u *FundedDealUpdate) ClearRenewalAnnouncedAt() *FundedDealUpdate {
+	_u.mutation.ClearRenewalAnnouncedAt()
+	return _u
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (_u *FundedDealUpdate) SetRenewalSuperseded(v bool) *FundedDealUpdate {
+	_u.mutation.SetRenewalSuperseded(v)
+	return _u
+}
+
+// SetNillableRenewalSuperseded sets the "renewal_superseded" field if the given value is not nil.
+func (_u *FundedDealUpdate) SetNillableRenewalSuperseded(v *bool) *FundedDealUpdate {
+	if v != nil {
+		_u.SetRenewalSuperseded(*v)
+	}
+	return _u
+}
+
 // AddCommissionIDs adds the "commissions" edge to the Commission entity by IDs.
 func (_u *FundedDealUpdate) AddCommissionIDs(ids ...uuid.UUID) *FundedDealUpdate {
 	_u.mutation.AddCommissionIDs(ids...)
@@ -167,6 +221,24 @@ func (_u *FundedDealUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.PaybackAmountCleared() {
 		_spec.ClearField(fundeddeal.FieldPaybackAmount, field.TypeInt64)
 	}
+	if value, ok := _u.mutation.RenewalEligibleAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalEligibleAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenewalEligibleAtCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalEligibleAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RenewalAnnouncedAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalAnnouncedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenewalAnnouncedAtCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalAnnouncedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RenewalSuperseded(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalSuperseded, field.TypeBool, value)
+	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalOfDealID, field.TypeUUID)
+	}
 	if _u.mutation.CommissionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -237,6 +309,60 @@ type FundedDealUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *FundedDealUpdateOne) SetUpdatedAt(v time.Time) *FundedDealUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (_u *FundedDealUpdateOne) SetRenewalEligibleAt(v time.Time) *FundedDealUpdateOne {
+	_u.mutation.SetRenewalEligibleAt(v)
+	return _u
+}
+
+// SetNillableRenewalEligibleAt sets the "renewal_eligible_at" field if the given value is not nil.
+func (_u *FundedDealUpdateOne) SetNillableRenewalEligibleAt(v *time.Time) *FundedDealUpdateOne {
+	if v != nil {
+		_u.SetRenewalEligibleAt(*v)
+	}
+	return _u
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (_u *FundedDealUpdateOne) ClearRenewalEligibleAt() *FundedDealUpdateOne {
+	_u.mutation.ClearRenewalEligibleAt()
+	return _u
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (_u *FundedDealUpdateOne) SetRenewalAnnouncedAt(v time.Time) *FundedDealUpdateOne {
+	_u.mutation.SetRenewalAnnouncedAt(v)
+	return _u
+}
+
+// SetNillableRenewalAnnouncedAt sets the "renewal_announced_at" field if the given value is not nil.
+func (_u *FundedDealUpdateOne) SetNillableRenewalAnnouncedAt(v *time.Time) *FundedDealUpdateOne {
+	if v != nil {
+		_u.SetRenewalAnnouncedAt(*v)
+	}
+	return _u
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (_u *FundedDealUpdateOne) ClearRenewalAnnouncedAt() *FundedDealUpdateOne {
+	_u.mutation.ClearRenewalAnnouncedAt()
+	return _u
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (_u *FundedDealUpdateOne) SetRenewalSuperseded(v bool) *FundedDealUpdateOne {
+	_u.mutation.SetRenewalSuperseded(v)
+	return _u
+}
+
+// SetNillableRenewalSuperseded sets the "renewal_superseded" field if the given value is not nil.
+func (_u *FundedDealUpdateOne) SetNillableRenewalSuperseded(v *bool) *FundedDealUpdateOne {
+	if v != nil {
+		_u.SetRenewalSuperseded(*v)
+	}
 	return _u
 }
 
@@ -399,6 +525,24 @@ func (_u *FundedDealUpdateOne) sqlSave(ctx context.Context) (_node *FundedDeal, 
 	}
 	if _u.mutation.PaybackAmountCleared() {
 		_spec.ClearField(fundeddeal.FieldPaybackAmount, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.RenewalEligibleAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalEligibleAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenewalEligibleAtCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalEligibleAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RenewalAnnouncedAt(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalAnnouncedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenewalAnnouncedAtCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalAnnouncedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RenewalSuperseded(); ok {
+		_spec.SetField(fundeddeal.FieldRenewalSuperseded, field.TypeBool, value)
+	}
+	if _u.mutation.RenewalOfDealIDCleared() {
+		_spec.ClearField(fundeddeal.FieldRenewalOfDealID, field.TypeUUID)
 	}
 	if _u.mutation.CommissionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

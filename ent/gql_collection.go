@@ -22,7 +22,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
@@ -199,6 +204,21 @@ func (_q *ApplicationQuery) collectField(ctx context.Context, oneNode bool, opCt
 				selectedFields = append(selectedFields, application.FieldFundedDealID)
 				fieldSeen[application.FieldFundedDealID] = struct{}{}
 			}
+		case "stipulationsOutstanding":
+			if _, ok := fieldSeen[application.FieldStipulationsOutstanding]; !ok {
+				selectedFields = append(selectedFields, application.FieldStipulationsOutstanding)
+				fieldSeen[application.FieldStipulationsOutstanding] = struct{}{}
+			}
+		case "renewalOfDealId":
+			if _, ok := fieldSeen[application.FieldRenewalOfDealID]; !ok {
+				selectedFields = append(selectedFields, application.FieldRenewalOfDealID)
+				fieldSeen[application.FieldRenewalOfDealID] = struct{}{}
+			}
+		case "isRenewal":
+			if _, ok := fieldSeen[application.FieldIsRenewal]; !ok {
+				selectedFields = append(selectedFields, application.FieldIsRenewal)
+				fieldSeen[application.FieldIsRenewal] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -317,6 +337,16 @@ func (_q *AuditEventQuery) collectField(ctx context.Context, oneNode bool, opCtx
 			if _, ok := fieldSeen[auditevent.FieldFields]; !ok {
 				selectedFields = append(selectedFields, auditevent.FieldFields)
 				fieldSeen[auditevent.FieldFields] = struct{}{}
+			}
+		case "email":
+			if _, ok := fieldSeen[auditevent.FieldEmail]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldEmail)
+				fieldSeen[auditevent.FieldEmail] = struct{}{}
+			}
+		case "clientIP":
+			if _, ok := fieldSeen[auditevent.FieldClientIP]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldClientIP)
+				fieldSeen[auditevent.FieldClientIP] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -752,6 +782,16 @@ func (_q *CommissionQuery) collectField(ctx context.Context, oneNode bool, opCtx
 			if _, ok := fieldSeen[commission.FieldAdvisorID]; !ok {
 				selectedFields = append(selectedFields, commission.FieldAdvisorID)
 				fieldSeen[commission.FieldAdvisorID] = struct{}{}
+			}
+		case "renewalOfDealId":
+			if _, ok := fieldSeen[commission.FieldRenewalOfDealID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldRenewalOfDealID)
+				fieldSeen[commission.FieldRenewalOfDealID] = struct{}{}
+			}
+		case "isRenewal":
+			if _, ok := fieldSeen[commission.FieldIsRenewal]; !ok {
+				selectedFields = append(selectedFields, commission.FieldIsRenewal)
+				fieldSeen[commission.FieldIsRenewal] = struct{}{}
 			}
 		case "expectedAmount":
 			if _, ok := fieldSeen[commission.FieldExpectedAmount]; !ok {
@@ -1293,6 +1333,21 @@ func (_q *FundedDealQuery) collectField(ctx context.Context, oneNode bool, opCtx
 			if _, ok := fieldSeen[fundeddeal.FieldFundedAt]; !ok {
 				selectedFields = append(selectedFields, fundeddeal.FieldFundedAt)
 				fieldSeen[fundeddeal.FieldFundedAt] = struct{}{}
+			}
+		case "renewalEligibleAt":
+			if _, ok := fieldSeen[fundeddeal.FieldRenewalEligibleAt]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldRenewalEligibleAt)
+				fieldSeen[fundeddeal.FieldRenewalEligibleAt] = struct{}{}
+			}
+		case "renewalOfDealId":
+			if _, ok := fieldSeen[fundeddeal.FieldRenewalOfDealID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldRenewalOfDealID)
+				fieldSeen[fundeddeal.FieldRenewalOfDealID] = struct{}{}
+			}
+		case "isRenewal":
+			if _, ok := fieldSeen[fundeddeal.FieldIsRenewal]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldIsRenewal)
+				fieldSeen[fundeddeal.FieldIsRenewal] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -2089,6 +2144,201 @@ func newLenderPaginateArgs(rv map[string]any) *lenderPaginateArgs {
 }
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *NoteQuery) CollectFields(ctx context.Context, satisfies ...string) (*NoteQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *NoteQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(note.Columns))
+		selectedFields = []string{note.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[note.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, note.FieldCreatedAt)
+				fieldSeen[note.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[note.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, note.FieldUpdatedAt)
+				fieldSeen[note.FieldUpdatedAt] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[note.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, note.FieldLeadID)
+				fieldSeen[note.FieldLeadID] = struct{}{}
+			}
+		case "body":
+			if _, ok := fieldSeen[note.FieldBody]; !ok {
+				selectedFields = append(selectedFields, note.FieldBody)
+				fieldSeen[note.FieldBody] = struct{}{}
+			}
+		case "authorId":
+			if _, ok := fieldSeen[note.FieldAuthorID]; !ok {
+				selectedFields = append(selectedFields, note.FieldAuthorID)
+				fieldSeen[note.FieldAuthorID] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type notePaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []NotePaginateOption
+}
+
+func newNotePaginateArgs(rv map[string]any) *notePaginateArgs {
+	args := &notePaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &NoteOrder{Field: &NoteOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithNoteOrder(order))
+			}
+		case *NoteOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithNoteOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *NotificationQuery) CollectFields(ctx context.Context, satisfies ...string) (*NotificationQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *NotificationQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(notification.Columns))
+		selectedFields = []string{notification.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "kind":
+			if _, ok := fieldSeen[notification.FieldKind]; !ok {
+				selectedFields = append(selectedFields, notification.FieldKind)
+				fieldSeen[notification.FieldKind] = struct{}{}
+			}
+		case "at":
+			if _, ok := fieldSeen[notification.FieldAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldAt)
+				fieldSeen[notification.FieldAt] = struct{}{}
+			}
+		case "recordId":
+			if _, ok := fieldSeen[notification.FieldRecordID]; !ok {
+				selectedFields = append(selectedFields, notification.FieldRecordID)
+				fieldSeen[notification.FieldRecordID] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[notification.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, notification.FieldLeadID)
+				fieldSeen[notification.FieldLeadID] = struct{}{}
+			}
+		case "summary":
+			if _, ok := fieldSeen[notification.FieldSummary]; !ok {
+				selectedFields = append(selectedFields, notification.FieldSummary)
+				fieldSeen[notification.FieldSummary] = struct{}{}
+			}
+		case "readAt":
+			if _, ok := fieldSeen[notification.FieldReadAt]; !ok {
+				selectedFields = append(selectedFields, notification.FieldReadAt)
+				fieldSeen[notification.FieldReadAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type notificationPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []NotificationPaginateOption
+}
+
+func newNotificationPaginateArgs(rv map[string]any) *notificationPaginateArgs {
+	args := &notificationPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *PipelineStageQuery) CollectFields(ctx context.Context, satisfies ...string) (*PipelineStageQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
@@ -2292,6 +2542,389 @@ func newPipelineStagePaginateArgs(rv map[string]any) *pipelinestagePaginateArgs 
 	}
 	if v, ok := rv[whereField].(*PipelineStageWhereInput); ok {
 		args.opts = append(args.opts, WithPipelineStageFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *SavedViewQuery) CollectFields(ctx context.Context, satisfies ...string) (*SavedViewQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *SavedViewQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(savedview.Columns))
+		selectedFields = []string{savedview.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[savedview.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldCreatedAt)
+				fieldSeen[savedview.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[savedview.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldUpdatedAt)
+				fieldSeen[savedview.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[savedview.FieldName]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldName)
+				fieldSeen[savedview.FieldName] = struct{}{}
+			}
+		case "screen":
+			if _, ok := fieldSeen[savedview.FieldScreen]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldScreen)
+				fieldSeen[savedview.FieldScreen] = struct{}{}
+			}
+		case "filters":
+			if _, ok := fieldSeen[savedview.FieldFilters]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldFilters)
+				fieldSeen[savedview.FieldFilters] = struct{}{}
+			}
+		case "shared":
+			if _, ok := fieldSeen[savedview.FieldShared]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldShared)
+				fieldSeen[savedview.FieldShared] = struct{}{}
+			}
+		case "ownerId":
+			if _, ok := fieldSeen[savedview.FieldOwnerID]; !ok {
+				selectedFields = append(selectedFields, savedview.FieldOwnerID)
+				fieldSeen[savedview.FieldOwnerID] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type savedviewPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []SavedViewPaginateOption
+}
+
+func newSavedViewPaginateArgs(rv map[string]any) *savedviewPaginateArgs {
+	args := &savedviewPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &SavedViewOrder{Field: &SavedViewOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithSavedViewOrder(order))
+			}
+		case *SavedViewOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithSavedViewOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *StipulationQuery) CollectFields(ctx context.Context, satisfies ...string) (*StipulationQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *StipulationQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(stipulation.Columns))
+		selectedFields = []string{stipulation.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[stipulation.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldCreatedAt)
+				fieldSeen[stipulation.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[stipulation.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldUpdatedAt)
+				fieldSeen[stipulation.FieldUpdatedAt] = struct{}{}
+			}
+		case "applicationId":
+			if _, ok := fieldSeen[stipulation.FieldApplicationID]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldApplicationID)
+				fieldSeen[stipulation.FieldApplicationID] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[stipulation.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldLeadID)
+				fieldSeen[stipulation.FieldLeadID] = struct{}{}
+			}
+		case "text":
+			if _, ok := fieldSeen[stipulation.FieldText]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldText)
+				fieldSeen[stipulation.FieldText] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[stipulation.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldStatus)
+				fieldSeen[stipulation.FieldStatus] = struct{}{}
+			}
+		case "documentIds":
+			if _, ok := fieldSeen[stipulation.FieldDocumentIds]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldDocumentIds)
+				fieldSeen[stipulation.FieldDocumentIds] = struct{}{}
+			}
+		case "receivedAt":
+			if _, ok := fieldSeen[stipulation.FieldReceivedAt]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldReceivedAt)
+				fieldSeen[stipulation.FieldReceivedAt] = struct{}{}
+			}
+		case "waivedAt":
+			if _, ok := fieldSeen[stipulation.FieldWaivedAt]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldWaivedAt)
+				fieldSeen[stipulation.FieldWaivedAt] = struct{}{}
+			}
+		case "waivedBy":
+			if _, ok := fieldSeen[stipulation.FieldWaivedBy]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldWaivedBy)
+				fieldSeen[stipulation.FieldWaivedBy] = struct{}{}
+			}
+		case "waiveReason":
+			if _, ok := fieldSeen[stipulation.FieldWaiveReason]; !ok {
+				selectedFields = append(selectedFields, stipulation.FieldWaiveReason)
+				fieldSeen[stipulation.FieldWaiveReason] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type stipulationPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []StipulationPaginateOption
+}
+
+func newStipulationPaginateArgs(rv map[string]any) *stipulationPaginateArgs {
+	args := &stipulationPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &StipulationOrder{Field: &StipulationOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithStipulationOrder(order))
+			}
+		case *StipulationOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithStipulationOrder(v))
+			}
+		}
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *TaskQuery) CollectFields(ctx context.Context, satisfies ...string) (*TaskQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *TaskQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(task.Columns))
+		selectedFields = []string{task.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[task.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, task.FieldCreatedAt)
+				fieldSeen[task.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[task.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, task.FieldUpdatedAt)
+				fieldSeen[task.FieldUpdatedAt] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[task.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, task.FieldLeadID)
+				fieldSeen[task.FieldLeadID] = struct{}{}
+			}
+		case "title":
+			if _, ok := fieldSeen[task.FieldTitle]; !ok {
+				selectedFields = append(selectedFields, task.FieldTitle)
+				fieldSeen[task.FieldTitle] = struct{}{}
+			}
+		case "dueAt":
+			if _, ok := fieldSeen[task.FieldDueAt]; !ok {
+				selectedFields = append(selectedFields, task.FieldDueAt)
+				fieldSeen[task.FieldDueAt] = struct{}{}
+			}
+		case "assigneeId":
+			if _, ok := fieldSeen[task.FieldAssigneeID]; !ok {
+				selectedFields = append(selectedFields, task.FieldAssigneeID)
+				fieldSeen[task.FieldAssigneeID] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[task.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, task.FieldStatus)
+				fieldSeen[task.FieldStatus] = struct{}{}
+			}
+		case "completedAt":
+			if _, ok := fieldSeen[task.FieldCompletedAt]; !ok {
+				selectedFields = append(selectedFields, task.FieldCompletedAt)
+				fieldSeen[task.FieldCompletedAt] = struct{}{}
+			}
+		case "completedBy":
+			if _, ok := fieldSeen[task.FieldCompletedBy]; !ok {
+				selectedFields = append(selectedFields, task.FieldCompletedBy)
+				fieldSeen[task.FieldCompletedBy] = struct{}{}
+			}
+		case "createdBy":
+			if _, ok := fieldSeen[task.FieldCreatedBy]; !ok {
+				selectedFields = append(selectedFields, task.FieldCreatedBy)
+				fieldSeen[task.FieldCreatedBy] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type taskPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []TaskPaginateOption
+}
+
+func newTaskPaginateArgs(rv map[string]any) *taskPaginateArgs {
+	args := &taskPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &TaskOrder{Field: &TaskOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithTaskOrder(order))
+			}
+		case *TaskOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithTaskOrder(v))
+			}
+		}
 	}
 	return args
 }
@@ -2732,6 +3365,21 @@ func (_q *UserQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if _, ok := fieldSeen[user.FieldTeamID]; !ok {
 				selectedFields = append(selectedFields, user.FieldTeamID)
 				fieldSeen[user.FieldTeamID] = struct{}{}
+			}
+		case "invitationExpiresAt":
+			if _, ok := fieldSeen[user.FieldInvitationExpiresAt]; !ok {
+				selectedFields = append(selectedFields, user.FieldInvitationExpiresAt)
+				fieldSeen[user.FieldInvitationExpiresAt] = struct{}{}
+			}
+		case "deactivatedAt":
+			if _, ok := fieldSeen[user.FieldDeactivatedAt]; !ok {
+				selectedFields = append(selectedFields, user.FieldDeactivatedAt)
+				fieldSeen[user.FieldDeactivatedAt] = struct{}{}
+			}
+		case "lastSignInAt":
+			if _, ok := fieldSeen[user.FieldLastSignInAt]; !ok {
+				selectedFields = append(selectedFields, user.FieldLastSignInAt)
+				fieldSeen[user.FieldLastSignInAt] = struct{}{}
 			}
 		case "id":
 		case "__typename":

@@ -21,7 +21,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
@@ -87,10 +92,35 @@ var lenderImplementors = []string{"Lender", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*Lender) IsNode() {}
 
+var noteImplementors = []string{"Note", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Note) IsNode() {}
+
+var notificationImplementors = []string{"Notification", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Notification) IsNode() {}
+
 var pipelinestageImplementors = []string{"PipelineStage", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*PipelineStage) IsNode() {}
+
+var savedviewImplementors = []string{"SavedView", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*SavedView) IsNode() {}
+
+var stipulationImplementors = []string{"Stipulation", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Stipulation) IsNode() {}
+
+var taskImplementors = []string{"Task", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Task) IsNode() {}
 
 var teamImplementors = []string{"Team", "Node"}
 
@@ -264,11 +294,56 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case note.Table:
+		query := c.Note.Query().
+			Where(note.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, noteImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case notification.Table:
+		query := c.Notification.Query().
+			Where(notification.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, notificationImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case pipelinestage.Table:
 		query := c.PipelineStage.Query().
 			Where(pipelinestage.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, pipelinestageImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case savedview.Table:
+		query := c.SavedView.Query().
+			Where(savedview.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, savedviewImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case stipulation.Table:
+		query := c.Stipulation.Query().
+			Where(stipulation.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, stipulationImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case task.Table:
+		query := c.Task.Query().
+			Where(task.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, taskImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -549,10 +624,90 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case note.Table:
+		query := c.Note.Query().
+			Where(note.IDIn(ids...))
+		query, err := query.CollectFields(ctx, noteImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case notification.Table:
+		query := c.Notification.Query().
+			Where(notification.IDIn(ids...))
+		query, err := query.CollectFields(ctx, notificationImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case pipelinestage.Table:
 		query := c.PipelineStage.Query().
 			Where(pipelinestage.IDIn(ids...))
 		query, err := query.CollectFields(ctx, pipelinestageImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case savedview.Table:
+		query := c.SavedView.Query().
+			Where(savedview.IDIn(ids...))
+		query, err := query.CollectFields(ctx, savedviewImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case stipulation.Table:
+		query := c.Stipulation.Query().
+			Where(stipulation.IDIn(ids...))
+		query, err := query.CollectFields(ctx, stipulationImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case task.Table:
+		query := c.Task.Query().
+			Where(task.IDIn(ids...))
+		query, err := query.CollectFields(ctx, taskImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
@@ -3639,6 +3644,569 @@ func (_m *Lender) ToEdge(order *LenderOrder) *LenderEdge {
 	}
 }
 
+// NoteEdge is the edge representation of Note.
+type NoteEdge struct {
+	Node   *Note  `json:"node"`
+	Cursor Cursor `json:"cursor"`
+}
+
+// NoteConnection is the connection containing edges to Note.
+type NoteConnection struct {
+	Edges      []*NoteEdge `json:"edges"`
+	PageInfo   PageInfo    `json:"pageInfo"`
+	TotalCount int         `json:"totalCount"`
+}
+
+func (c *NoteConnection) build(nodes []*Note, pager *notePager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Note
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Note {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Note {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*NoteEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &NoteEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// NotePaginateOption enables pagination customization.
+type NotePaginateOption func(*notePager) error
+
+// WithNoteOrder configures pagination ordering.
+func WithNoteOrder(order *NoteOrder) NotePaginateOption {
+	if order == nil {
+		order = DefaultNoteOrder
+	}
+	o := *order
+	return func(pager *notePager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultNoteOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithNoteFilter configures pagination filter.
+func WithNoteFilter(filter func(*NoteQuery) (*NoteQuery, error)) NotePaginateOption {
+	return func(pager *notePager) error {
+		if filter == nil {
+			return errors.New("NoteQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type notePager struct {
+	reverse bool
+	order   *NoteOrder
+	filter  func(*NoteQuery) (*NoteQuery, error)
+}
+
+func newNotePager(opts []NotePaginateOption, reverse bool) (*notePager, error) {
+	pager := &notePager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultNoteOrder
+	}
+	return pager, nil
+}
+
+func (p *notePager) applyFilter(query *NoteQuery) (*NoteQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *notePager) toCursor(_m *Note) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *notePager) applyCursors(query *NoteQuery, after, before *Cursor) (*NoteQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultNoteOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *notePager) applyOrder(query *NoteQuery) *NoteQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultNoteOrder.Field {
+		query = query.Order(DefaultNoteOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *notePager) orderExpr(query *NoteQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultNoteOrder.Field {
+			b.Comma().Ident(DefaultNoteOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Note.
+func (_m *NoteQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...NotePaginateOption,
+) (*NoteConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newNotePager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &NoteConnection{Edges: []*NoteEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// NoteOrderFieldCreatedAt orders Note by created_at.
+	NoteOrderFieldCreatedAt = &NoteOrderField{
+		Value: func(_m *Note) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: note.FieldCreatedAt,
+		toTerm: note.ByCreatedAt,
+		toCursor: func(_m *Note) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// NoteOrderFieldUpdatedAt orders Note by updated_at.
+	NoteOrderFieldUpdatedAt = &NoteOrderField{
+		Value: func(_m *Note) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: note.FieldUpdatedAt,
+		toTerm: note.ByUpdatedAt,
+		toCursor: func(_m *Note) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f NoteOrderField) String() string {
+	var str string
+	switch f.column {
+	case NoteOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case NoteOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f NoteOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *NoteOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("NoteOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *NoteOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *NoteOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid NoteOrderField", str)
+	}
+	return nil
+}
+
+// NoteOrderField defines the ordering field of Note.
+type NoteOrderField struct {
+	// Value extracts the ordering value from the given Note.
+	Value    func(*Note) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) note.OrderOption
+	toCursor func(*Note) Cursor
+}
+
+// NoteOrder defines the ordering of Note.
+type NoteOrder struct {
+	Direction OrderDirection  `json:"direction"`
+	Field     *NoteOrderField `json:"field"`
+}
+
+// DefaultNoteOrder is the default ordering of Note.
+var DefaultNoteOrder = &NoteOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &NoteOrderField{
+		Value: func(_m *Note) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: note.FieldID,
+		toTerm: note.ByID,
+		toCursor: func(_m *Note) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Note into NoteEdge.
+func (_m *Note) ToEdge(order *NoteOrder) *NoteEdge {
+	if order == nil {
+		order = DefaultNoteOrder
+	}
+	return &NoteEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// NotificationEdge is the edge representation of Notification.
+type NotificationEdge struct {
+	Node   *Notification `json:"node"`
+	Cursor Cursor        `json:"cursor"`
+}
+
+// NotificationConnection is the connection containing edges to Notification.
+type NotificationConnection struct {
+	Edges      []*NotificationEdge `json:"edges"`
+	PageInfo   PageInfo            `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+func (c *NotificationConnection) build(nodes []*Notification, pager *notificationPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Notification
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Notification {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Notification {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*NotificationEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &NotificationEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// NotificationPaginateOption enables pagination customization.
+type NotificationPaginateOption func(*notificationPager) error
+
+// WithNotificationOrder configures pagination ordering.
+func WithNotificationOrder(order *NotificationOrder) NotificationPaginateOption {
+	if order == nil {
+		order = DefaultNotificationOrder
+	}
+	o := *order
+	return func(pager *notificationPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultNotificationOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithNotificationFilter configures pagination filter.
+func WithNotificationFilter(filter func(*NotificationQuery) (*NotificationQuery, error)) NotificationPaginateOption {
+	return func(pager *notificationPager) error {
+		if filter == nil {
+			return errors.New("NotificationQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type notificationPager struct {
+	reverse bool
+	order   *NotificationOrder
+	filter  func(*NotificationQuery) (*NotificationQuery, error)
+}
+
+func newNotificationPager(opts []NotificationPaginateOption, reverse bool) (*notificationPager, error) {
+	pager := &notificationPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultNotificationOrder
+	}
+	return pager, nil
+}
+
+func (p *notificationPager) applyFilter(query *NotificationQuery) (*NotificationQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *notificationPager) toCursor(_m *Notification) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *notificationPager) applyCursors(query *NotificationQuery, after, before *Cursor) (*NotificationQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultNotificationOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *notificationPager) applyOrder(query *NotificationQuery) *NotificationQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultNotificationOrder.Field {
+		query = query.Order(DefaultNotificationOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *notificationPager) orderExpr(query *NotificationQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultNotificationOrder.Field {
+			b.Comma().Ident(DefaultNotificationOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Notification.
+func (_m *NotificationQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...NotificationPaginateOption,
+) (*NotificationConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newNotificationPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &NotificationConnection{Edges: []*NotificationEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+// NotificationOrderField defines the ordering field of Notification.
+type NotificationOrderField struct {
+	// Value extracts the ordering value from the given Notification.
+	Value    func(*Notification) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) notification.OrderOption
+	toCursor func(*Notification) Cursor
+}
+
+// NotificationOrder defines the ordering of Notification.
+type NotificationOrder struct {
+	Direction OrderDirection          `json:"direction"`
+	Field     *NotificationOrderField `json:"field"`
+}
+
+// DefaultNotificationOrder is the default ordering of Notification.
+var DefaultNotificationOrder = &NotificationOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &NotificationOrderField{
+		Value: func(_m *Notification) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: notification.FieldID,
+		toTerm: notification.ByID,
+		toCursor: func(_m *Notification) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Notification into NotificationEdge.
+func (_m *Notification) ToEdge(order *NotificationOrder) *NotificationEdge {
+	if order == nil {
+		order = DefaultNotificationOrder
+	}
+	return &NotificationEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
 // PipelineStageEdge is the edge representation of PipelineStage.
 type PipelineStageEdge struct {
 	Node   *PipelineStage `json:"node"`
@@ -3966,6 +4534,948 @@ func (_m *PipelineStage) ToEdge(order *PipelineStageOrder) *PipelineStageEdge {
 		order = DefaultPipelineStageOrder
 	}
 	return &PipelineStageEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// SavedViewEdge is the edge representation of SavedView.
+type SavedViewEdge struct {
+	Node   *SavedView `json:"node"`
+	Cursor Cursor     `json:"cursor"`
+}
+
+// SavedViewConnection is the connection containing edges to SavedView.
+type SavedViewConnection struct {
+	Edges      []*SavedViewEdge `json:"edges"`
+	PageInfo   PageInfo         `json:"pageInfo"`
+	TotalCount int              `json:"totalCount"`
+}
+
+func (c *SavedViewConnection) build(nodes []*SavedView, pager *savedviewPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *SavedView
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *SavedView {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *SavedView {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*SavedViewEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &SavedViewEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// SavedViewPaginateOption enables pagination customization.
+type SavedViewPaginateOption func(*savedviewPager) error
+
+// WithSavedViewOrder configures pagination ordering.
+func WithSavedViewOrder(order *SavedViewOrder) SavedViewPaginateOption {
+	if order == nil {
+		order = DefaultSavedViewOrder
+	}
+	o := *order
+	return func(pager *savedviewPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultSavedViewOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithSavedViewFilter configures pagination filter.
+func WithSavedViewFilter(filter func(*SavedViewQuery) (*SavedViewQuery, error)) SavedViewPaginateOption {
+	return func(pager *savedviewPager) error {
+		if filter == nil {
+			return errors.New("SavedViewQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type savedviewPager struct {
+	reverse bool
+	order   *SavedViewOrder
+	filter  func(*SavedViewQuery) (*SavedViewQuery, error)
+}
+
+func newSavedViewPager(opts []SavedViewPaginateOption, reverse bool) (*savedviewPager, error) {
+	pager := &savedviewPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultSavedViewOrder
+	}
+	return pager, nil
+}
+
+func (p *savedviewPager) applyFilter(query *SavedViewQuery) (*SavedViewQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *savedviewPager) toCursor(_m *SavedView) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *savedviewPager) applyCursors(query *SavedViewQuery, after, before *Cursor) (*SavedViewQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultSavedViewOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *savedviewPager) applyOrder(query *SavedViewQuery) *SavedViewQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultSavedViewOrder.Field {
+		query = query.Order(DefaultSavedViewOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *savedviewPager) orderExpr(query *SavedViewQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultSavedViewOrder.Field {
+			b.Comma().Ident(DefaultSavedViewOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to SavedView.
+func (_m *SavedViewQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...SavedViewPaginateOption,
+) (*SavedViewConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newSavedViewPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &SavedViewConnection{Edges: []*SavedViewEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// SavedViewOrderFieldCreatedAt orders SavedView by created_at.
+	SavedViewOrderFieldCreatedAt = &SavedViewOrderField{
+		Value: func(_m *SavedView) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: savedview.FieldCreatedAt,
+		toTerm: savedview.ByCreatedAt,
+		toCursor: func(_m *SavedView) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// SavedViewOrderFieldUpdatedAt orders SavedView by updated_at.
+	SavedViewOrderFieldUpdatedAt = &SavedViewOrderField{
+		Value: func(_m *SavedView) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: savedview.FieldUpdatedAt,
+		toTerm: savedview.ByUpdatedAt,
+		toCursor: func(_m *SavedView) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f SavedViewOrderField) String() string {
+	var str string
+	switch f.column {
+	case SavedViewOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case SavedViewOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f SavedViewOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *SavedViewOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("SavedViewOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *SavedViewOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *SavedViewOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid SavedViewOrderField", str)
+	}
+	return nil
+}
+
+// SavedViewOrderField defines the ordering field of SavedView.
+type SavedViewOrderField struct {
+	// Value extracts the ordering value from the given SavedView.
+	Value    func(*SavedView) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) savedview.OrderOption
+	toCursor func(*SavedView) Cursor
+}
+
+// SavedViewOrder defines the ordering of SavedView.
+type SavedViewOrder struct {
+	Direction OrderDirection       `json:"direction"`
+	Field     *SavedViewOrderField `json:"field"`
+}
+
+// DefaultSavedViewOrder is the default ordering of SavedView.
+var DefaultSavedViewOrder = &SavedViewOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &SavedViewOrderField{
+		Value: func(_m *SavedView) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: savedview.FieldID,
+		toTerm: savedview.ByID,
+		toCursor: func(_m *SavedView) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts SavedView into SavedViewEdge.
+func (_m *SavedView) ToEdge(order *SavedViewOrder) *SavedViewEdge {
+	if order == nil {
+		order = DefaultSavedViewOrder
+	}
+	return &SavedViewEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// StipulationEdge is the edge representation of Stipulation.
+type StipulationEdge struct {
+	Node   *Stipulation `json:"node"`
+	Cursor Cursor       `json:"cursor"`
+}
+
+// StipulationConnection is the connection containing edges to Stipulation.
+type StipulationConnection struct {
+	Edges      []*StipulationEdge `json:"edges"`
+	PageInfo   PageInfo           `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+func (c *StipulationConnection) build(nodes []*Stipulation, pager *stipulationPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Stipulation
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Stipulation {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Stipulation {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*StipulationEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &StipulationEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// StipulationPaginateOption enables pagination customization.
+type StipulationPaginateOption func(*stipulationPager) error
+
+// WithStipulationOrder configures pagination ordering.
+func WithStipulationOrder(order *StipulationOrder) StipulationPaginateOption {
+	if order == nil {
+		order = DefaultStipulationOrder
+	}
+	o := *order
+	return func(pager *stipulationPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultStipulationOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithStipulationFilter configures pagination filter.
+func WithStipulationFilter(filter func(*StipulationQuery) (*StipulationQuery, error)) StipulationPaginateOption {
+	return func(pager *stipulationPager) error {
+		if filter == nil {
+			return errors.New("StipulationQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type stipulationPager struct {
+	reverse bool
+	order   *StipulationOrder
+	filter  func(*StipulationQuery) (*StipulationQuery, error)
+}
+
+func newStipulationPager(opts []StipulationPaginateOption, reverse bool) (*stipulationPager, error) {
+	pager := &stipulationPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultStipulationOrder
+	}
+	return pager, nil
+}
+
+func (p *stipulationPager) applyFilter(query *StipulationQuery) (*StipulationQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *stipulationPager) toCursor(_m *Stipulation) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *stipulationPager) applyCursors(query *StipulationQuery, after, before *Cursor) (*StipulationQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultStipulationOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *stipulationPager) applyOrder(query *StipulationQuery) *StipulationQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultStipulationOrder.Field {
+		query = query.Order(DefaultStipulationOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *stipulationPager) orderExpr(query *StipulationQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultStipulationOrder.Field {
+			b.Comma().Ident(DefaultStipulationOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Stipulation.
+func (_m *StipulationQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...StipulationPaginateOption,
+) (*StipulationConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newStipulationPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &StipulationConnection{Edges: []*StipulationEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// StipulationOrderFieldCreatedAt orders Stipulation by created_at.
+	StipulationOrderFieldCreatedAt = &StipulationOrderField{
+		Value: func(_m *Stipulation) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: stipulation.FieldCreatedAt,
+		toTerm: stipulation.ByCreatedAt,
+		toCursor: func(_m *Stipulation) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// StipulationOrderFieldUpdatedAt orders Stipulation by updated_at.
+	StipulationOrderFieldUpdatedAt = &StipulationOrderField{
+		Value: func(_m *Stipulation) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: stipulation.FieldUpdatedAt,
+		toTerm: stipulation.ByUpdatedAt,
+		toCursor: func(_m *Stipulation) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f StipulationOrderField) String() string {
+	var str string
+	switch f.column {
+	case StipulationOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case StipulationOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f StipulationOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *StipulationOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("StipulationOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *StipulationOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *StipulationOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid StipulationOrderField", str)
+	}
+	return nil
+}
+
+// StipulationOrderField defines the ordering field of Stipulation.
+type StipulationOrderField struct {
+	// Value extracts the ordering value from the given Stipulation.
+	Value    func(*Stipulation) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) stipulation.OrderOption
+	toCursor func(*Stipulation) Cursor
+}
+
+// StipulationOrder defines the ordering of Stipulation.
+type StipulationOrder struct {
+	Direction OrderDirection         `json:"direction"`
+	Field     *StipulationOrderField `json:"field"`
+}
+
+// DefaultStipulationOrder is the default ordering of Stipulation.
+var DefaultStipulationOrder = &StipulationOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &StipulationOrderField{
+		Value: func(_m *Stipulation) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: stipulation.FieldID,
+		toTerm: stipulation.ByID,
+		toCursor: func(_m *Stipulation) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Stipulation into StipulationEdge.
+func (_m *Stipulation) ToEdge(order *StipulationOrder) *StipulationEdge {
+	if order == nil {
+		order = DefaultStipulationOrder
+	}
+	return &StipulationEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// TaskEdge is the edge representation of Task.
+type TaskEdge struct {
+	Node   *Task  `json:"node"`
+	Cursor Cursor `json:"cursor"`
+}
+
+// TaskConnection is the connection containing edges to Task.
+type TaskConnection struct {
+	Edges      []*TaskEdge `json:"edges"`
+	PageInfo   PageInfo    `json:"pageInfo"`
+	TotalCount int         `json:"totalCount"`
+}
+
+func (c *TaskConnection) build(nodes []*Task, pager *taskPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Task
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Task {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Task {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*TaskEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &TaskEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// TaskPaginateOption enables pagination customization.
+type TaskPaginateOption func(*taskPager) error
+
+// WithTaskOrder configures pagination ordering.
+func WithTaskOrder(order *TaskOrder) TaskPaginateOption {
+	if order == nil {
+		order = DefaultTaskOrder
+	}
+	o := *order
+	return func(pager *taskPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultTaskOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithTaskFilter configures pagination filter.
+func WithTaskFilter(filter func(*TaskQuery) (*TaskQuery, error)) TaskPaginateOption {
+	return func(pager *taskPager) error {
+		if filter == nil {
+			return errors.New("TaskQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type taskPager struct {
+	reverse bool
+	order   *TaskOrder
+	filter  func(*TaskQuery) (*TaskQuery, error)
+}
+
+func newTaskPager(opts []TaskPaginateOption, reverse bool) (*taskPager, error) {
+	pager := &taskPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultTaskOrder
+	}
+	return pager, nil
+}
+
+func (p *taskPager) applyFilter(query *TaskQuery) (*TaskQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *taskPager) toCursor(_m *Task) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *taskPager) applyCursors(query *TaskQuery, after, before *Cursor) (*TaskQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultTaskOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *taskPager) applyOrder(query *TaskQuery) *TaskQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultTaskOrder.Field {
+		query = query.Order(DefaultTaskOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *taskPager) orderExpr(query *TaskQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultTaskOrder.Field {
+			b.Comma().Ident(DefaultTaskOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Task.
+func (_m *TaskQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...TaskPaginateOption,
+) (*TaskConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newTaskPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &TaskConnection{Edges: []*TaskEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// TaskOrderFieldCreatedAt orders Task by created_at.
+	TaskOrderFieldCreatedAt = &TaskOrderField{
+		Value: func(_m *Task) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: task.FieldCreatedAt,
+		toTerm: task.ByCreatedAt,
+		toCursor: func(_m *Task) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// TaskOrderFieldUpdatedAt orders Task by updated_at.
+	TaskOrderFieldUpdatedAt = &TaskOrderField{
+		Value: func(_m *Task) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: task.FieldUpdatedAt,
+		toTerm: task.ByUpdatedAt,
+		toCursor: func(_m *Task) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f TaskOrderField) String() string {
+	var str string
+	switch f.column {
+	case TaskOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case TaskOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f TaskOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *TaskOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("TaskOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *TaskOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *TaskOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid TaskOrderField", str)
+	}
+	return nil
+}
+
+// TaskOrderField defines the ordering field of Task.
+type TaskOrderField struct {
+	// Value extracts the ordering value from the given Task.
+	Value    func(*Task) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) task.OrderOption
+	toCursor func(*Task) Cursor
+}
+
+// TaskOrder defines the ordering of Task.
+type TaskOrder struct {
+	Direction OrderDirection  `json:"direction"`
+	Field     *TaskOrderField `json:"field"`
+}
+
+// DefaultTaskOrder is the default ordering of Task.
+var DefaultTaskOrder = &TaskOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &TaskOrderField{
+		Value: func(_m *Task) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: task.FieldID,
+		toTerm: task.ByID,
+		toCursor: func(_m *Task) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Task into TaskEdge.
+func (_m *Task) ToEdge(order *TaskOrder) *TaskEdge {
+	if order == nil {
+		order = DefaultTaskOrder
+	}
+	return &TaskEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -292,6 +292,32 @@ type ApplicationWhereInput struct {
 	FundedDealIDIsNil  bool        `json:"fundedDealIDIsNil,omitempty"`
 	FundedDealIDNotNil bool        `json:"fundedDealIDNotNil,omitempty"`
 
+	// "stipulations_outstanding" field predicates.
+	StipulationsOutstanding      *int  `json:"stipulationsOutstanding,omitempty"`
+	StipulationsOutstandingNEQ   *int  `json:"stipulationsOutstandingNEQ,omitempty"`
+	StipulationsOutstandingIn    []int `json:"stipulationsOutstandingIn,omitempty"`
+	StipulationsOutstandingNotIn []int `json:"stipulationsOutstandingNotIn,omitempty"`
+	StipulationsOutstandingGT    *int  `json:"stipulationsOutstandingGT,omitempty"`
+	StipulationsOutstandingGTE   *int  `json:"stipulationsOutstandingGTE,omitempty"`
+	StipulationsOutstandingLT    *int  `json:"stipulationsOutstandingLT,omitempty"`
+	StipulationsOutstandingLTE   *int  `json:"stipulationsOutstandingLTE,omitempty"`
+
+	// "renewal_of_deal_id" field predicates.
+	RenewalOfDealID       *uuid.UUID  `json:"renewalOfDealID,omitempty"`
+	RenewalOfDealIDNEQ    *uuid.UUID  `json:"renewalOfDealIDNEQ,omitempty"`
+	RenewalOfDealIDIn     []uuid.UUID `json:"renewalOfDealIDIn,omitempty"`
+	RenewalOfDealIDNotIn  []uuid.UUID `json:"renewalOfDealIDNotIn,omitempty"`
+	RenewalOfDealIDGT     *uuid.UUID  `json:"renewalOfDealIDGT,omitempty"`
+	RenewalOfDealIDGTE    *uuid.UUID  `json:"renewalOfDealIDGTE,omitempty"`
+	RenewalOfDealIDLT     *uuid.UUID  `json:"renewalOfDealIDLT,omitempty"`
+	RenewalOfDealIDLTE    *uuid.UUID  `json:"renewalOfDealIDLTE,omitempty"`
+	RenewalOfDealIDIsNil  bool        `json:"renewalOfDealIDIsNil,omitempty"`
+	RenewalOfDealIDNotNil bool        `json:"renewalOfDealIDNotNil,omitempty"`
+
+	// "is_renewal" field predicates.
+	IsRenewal    *bool `json:"isRenewal,omitempty"`
+	IsRenewalNEQ *bool `json:"isRenewalNEQ,omitempty"`
+
 	// "lead" edge predicates.
 	HasLead     *bool             `json:"hasLead,omitempty"`
 	HasLeadWith []*LeadWhereInput `json:"hasLeadWith,omitempty"`
@@ -1008,6 +1034,66 @@ func (i *ApplicationWhereInput) P() (predicate.Application, error) {
 	if i.FundedDealIDNotNil {
 		predicates = append(predicates, application.FundedDealIDNotNil())
 	}
+	if i.StipulationsOutstanding != nil {
+		predicates = append(predicates, application.StipulationsOutstandingEQ(*i.StipulationsOutstanding))
+	}
+	if i.StipulationsOutstandingNEQ != nil {
+		predicates = append(predicates, application.StipulationsOutstandingNEQ(*i.StipulationsOutstandingNEQ))
+	}
+	if len(i.StipulationsOutstandingIn) > 0 {
+		predicates = append(predicates, application.StipulationsOutstandingIn(i.StipulationsOutstandingIn...))
+	}
+	if len(i.StipulationsOutstandingNotIn) > 0 {
+		predicates = append(predicates, application.StipulationsOutstandingNotIn(i.StipulationsOutstandingNotIn...))
+	}
+	if i.StipulationsOutstandingGT != nil {
+		predicates = append(predicates, application.StipulationsOutstandingGT(*i.StipulationsOutstandingGT))
+	}
+	if i.StipulationsOutstandingGTE != nil {
+		predicates = append(predicates, application.StipulationsOutstandingGTE(*i.StipulationsOutstandingGTE))
+	}
+	if i.StipulationsOutstandingLT != nil {
+		predicates = append(predicates, application.StipulationsOutstandingLT(*i.StipulationsOutstandingLT))
+	}
+	if i.StipulationsOutstandingLTE != nil {
+		predicates = append(predicates, application.StipulationsOutstandingLTE(*i.StipulationsOutstandingLTE))
+	}
+	if i.RenewalOfDealID != nil {
+		predicates = append(predicates, application.RenewalOfDealIDEQ(*i.RenewalOfDealID))
+	}
+	if i.RenewalOfDealIDNEQ != nil {
+		predicates = append(predicates, application.RenewalOfDealIDNEQ(*i.RenewalOfDealIDNEQ))
+	}
+	if len(i.RenewalOfDealIDIn) > 0 {
+		predicates = append(predicates, application.RenewalOfDealIDIn(i.RenewalOfDealIDIn...))
+	}
+	if len(i.RenewalOfDealIDNotIn) > 0 {
+		predicates = append(predicates, application.RenewalOfDealIDNotIn(i.RenewalOfDealIDNotIn...))
+	}
+	if i.RenewalOfDealIDGT != nil {
+		predicates = append(predicates, application.RenewalOfDealIDGT(*i.RenewalOfDealIDGT))
+	}
+	if i.RenewalOfDealIDGTE != nil {
+		predicates = append(predicates, application.RenewalOfDealIDGTE(*i.RenewalOfDealIDGTE))
+	}
+	if i.RenewalOfDealIDLT != nil {
+		predicates = append(predicates, application.RenewalOfDealIDLT(*i.RenewalOfDealIDLT))
+	}
+	if i.RenewalOfDealIDLTE != nil {
+		predicates = append(predicates, application.RenewalOfDealIDLTE(*i.RenewalOfDealIDLTE))
+	}
+	if i.RenewalOfDealIDIsNil {
+		predicates = append(predicates, application.RenewalOfDealIDIsNil())
+	}
+	if i.RenewalOfDealIDNotNil {
+		predicates = append(predicates, application.RenewalOfDealIDNotNil())
+	}
+	if i.IsRenewal != nil {
+		predicates = append(predicates, application.IsRenewalEQ(*i.IsRenewal))
+	}
+	if i.IsRenewalNEQ != nil {
+		predicates = append(predicates, application.IsRenewalNEQ(*i.IsRenewalNEQ))
+	}
 
 	if i.HasLead != nil {
 		p := application.HasLead()
@@ -1153,6 +1239,40 @@ type AuditEventWhereInput struct {
 	RequestIDNotNil       bool     `json:"requestIDNotNil,omitempty"`
 	RequestIDEqualFold    *string  `json:"requestIDEqualFold,omitempty"`
 	RequestIDContainsFold *string  `json:"requestIDContainsFold,omitempty"`
+
+	// "email" field predicates.
+	Email             *string  `json:"email,omitempty"`
+	EmailNEQ          *string  `json:"emailNEQ,omitempty"`
+	EmailIn           []string `json:"emailIn,omitempty"`
+	EmailNotIn        []string `json:"emailNotIn,omitempty"`
+	EmailGT           *string  `json:"emailGT,omitempty"`
+	EmailGTE          *string  `json:"emailGTE,omitempty"`
+	EmailLT           *string  `json:"emailLT,omitempty"`
+	EmailLTE          *string  `json:"emailLTE,omitempty"`
+	EmailContains     *string  `json:"emailContains,omitempty"`
+	EmailHasPrefix    *string  `json:"emailHasPrefix,omitempty"`
+	EmailHasSuffix    *string  `json:"emailHasSuffix,omitempty"`
+	EmailIsNil        bool     `json:"emailIsNil,omitempty"`
+	EmailNotNil       bool     `json:"emailNotNil,omitempty"`
+	EmailEqualFold    *string  `json:"emailEqualFold,omitempty"`
+	EmailContainsFold *string  `json:"emailContainsFold,omitempty"`
+
+	// "client_ip" field predicates.
+	ClientIP             *string  `json:"clientIP,omitempty"`
+	ClientIPNEQ          *string  `json:"clientIPNEQ,omitempty"`
+	ClientIPIn           []string `json:"clientIPIn,omitempty"`
+	ClientIPNotIn        []string `json:"clientIPNotIn,omitempty"`
+	ClientIPGT           *string  `json:"clientIPGT,omitempty"`
+	ClientIPGTE          *string  `json:"clientIPGTE,omitempty"`
+	ClientIPLT           *string  `json:"clientIPLT,omitempty"`
+	ClientIPLTE          *string  `json:"clientIPLTE,omitempty"`
+	ClientIPContains     *string  `json:"clientIPContains,omitempty"`
+	ClientIPHasPrefix    *string  `json:"clientIPHasPrefix,omitempty"`
+	ClientIPHasSuffix    *string  `json:"clientIPHasSuffix,omitempty"`
+	ClientIPIsNil        bool     `json:"clientIPIsNil,omitempty"`
+	ClientIPNotNil       bool     `json:"clientIPNotNil,omitempty"`
+	ClientIPEqualFold    *string  `json:"clientIPEqualFold,omitempty"`
+	ClientIPContainsFold *string  `json:"clientIPContainsFold,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -1459,6 +1579,96 @@ func (i *AuditEventWhereInput) P() (predicate.AuditEvent, error) {
 	}
 	if i.RequestIDContainsFold != nil {
 		predicates = append(predicates, auditevent.RequestIDContainsFold(*i.RequestIDContainsFold))
+	}
+	if i.Email != nil {
+		predicates = append(predicates, auditevent.EmailEQ(*i.Email))
+	}
+	if i.EmailNEQ != nil {
+		predicates = append(predicates, auditevent.EmailNEQ(*i.EmailNEQ))
+	}
+	if len(i.EmailIn) > 0 {
+		predicates = append(predicates, auditevent.EmailIn(i.EmailIn...))
+	}
+	if len(i.EmailNotIn) > 0 {
+		predicates = append(predicates, auditevent.EmailNotIn(i.EmailNotIn...))
+	}
+	if i.EmailGT != nil {
+		predicates = append(predicates, auditevent.EmailGT(*i.EmailGT))
+	}
+	if i.EmailGTE != nil {
+		predicates = append(predicates, auditevent.EmailGTE(*i.EmailGTE))
+	}
+	if i.EmailLT != nil {
+		predicates = append(predicates, auditevent.EmailLT(*i.EmailLT))
+	}
+	if i.EmailLTE != nil {
+		predicates = append(predicates, auditevent.EmailLTE(*i.EmailLTE))
+	}
+	if i.EmailContains != nil {
+		predicates = append(predicates, auditevent.EmailContains(*i.EmailContains))
+	}
+	if i.EmailHasPrefix != nil {
+		predicates = append(predicates, auditevent.EmailHasPrefix(*i.EmailHasPrefix))
+	}
+	if i.EmailHasSuffix != nil {
+		predicates = append(predicates, auditevent.EmailHasSuffix(*i.EmailHasSuffix))
+	}
+	if i.EmailIsNil {
+		predicates = append(predicates, auditevent.EmailIsNil())
+	}
+	if i.EmailNotNil {
+		predicates = append(predicates, auditevent.EmailNotNil())
+	}
+	if i.EmailEqualFold != nil {
+		predicates = append(predicates, auditevent.EmailEqualFold(*i.EmailEqualFold))
+	}
+	if i.EmailContainsFold != nil {
+		predicates = append(predicates, auditevent.EmailContainsFold(*i.EmailContainsFold))
+	}
+	if i.ClientIP != nil {
+		predicates = append(predicates, auditevent.ClientIPEQ(*i.ClientIP))
+	}
+	if i.ClientIPNEQ != nil {
+		predicates = append(predicates, auditevent.ClientIPNEQ(*i.ClientIPNEQ))
+	}
+	if len(i.ClientIPIn) > 0 {
+		predicates = append(predicates, auditevent.ClientIPIn(i.ClientIPIn...))
+	}
+	if len(i.ClientIPNotIn) > 0 {
+		predicates = append(predicates, auditevent.ClientIPNotIn(i.ClientIPNotIn...))
+	}
+	if i.ClientIPGT != nil {
+		predicates = append(predicates, auditevent.ClientIPGT(*i.ClientIPGT))
+	}
+	if i.ClientIPGTE != nil {
+		predicates = append(predicates, auditevent.ClientIPGTE(*i.ClientIPGTE))
+	}
+	if i.ClientIPLT != nil {
+		predicates = append(predicates, auditevent.ClientIPLT(*i.ClientIPLT))
+	}
+	if i.ClientIPLTE != nil {
+		predicates = append(predicates, auditevent.ClientIPLTE(*i.ClientIPLTE))
+	}
+	if i.ClientIPContains != nil {
+		predicates = append(predicates, auditevent.ClientIPContains(*i.ClientIPContains))
+	}
+	if i.ClientIPHasPrefix != nil {
+		predicates = append(predicates, auditevent.ClientIPHasPrefix(*i.ClientIPHasPrefix))
+	}
+	if i.ClientIPHasSuffix != nil {
+		predicates = append(predicates, auditevent.ClientIPHasSuffix(*i.ClientIPHasSuffix))
+	}
+	if i.ClientIPIsNil {
+		predicates = append(predicates, auditevent.ClientIPIsNil())
+	}
+	if i.ClientIPNotNil {
+		predicates = append(predicates, auditevent.ClientIPNotNil())
+	}
+	if i.ClientIPEqualFold != nil {
+		predicates = append(predicates, auditevent.ClientIPEqualFold(*i.ClientIPEqualFold))
+	}
+	if i.ClientIPContainsFold != nil {
+		predicates = append(predicates, auditevent.ClientIPContainsFold(*i.ClientIPContainsFold))
 	}
 
 	switch len(predicates) {
@@ -2468,6 +2678,22 @@ type CommissionWhereInput struct {
 	AdvisorIDIsNil  bool        `json:"advisorIDIsNil,omitempty"`
 	AdvisorIDNotNil bool        `json:"advisorIDNotNil,omitempty"`
 
+	// "renewal_of_deal_id" field predicates.
+	RenewalOfDealID       *uuid.UUID  `json:"renewalOfDealID,omitempty"`
+	RenewalOfDealIDNEQ    *uuid.UUID  `json:"renewalOfDealIDNEQ,omitempty"`
+	RenewalOfDealIDIn     []uuid.UUID `json:"renewalOfDealIDIn,omitempty"`
+	RenewalOfDealIDNotIn  []uuid.UUID `json:"renewalOfDealIDNotIn,omitempty"`
+	RenewalOfDealIDGT     *uuid.UUID  `json:"renewalOfDealIDGT,omitempty"`
+	RenewalOfDealIDGTE    *uuid.UUID  `json:"renewalOfDealIDGTE,omitempty"`
+	RenewalOfDealIDLT     *uuid.UUID  `json:"renewalOfDealIDLT,omitempty"`
+	RenewalOfDealIDLTE    *uuid.UUID  `json:"renewalOfDealIDLTE,omitempty"`
+	RenewalOfDealIDIsNil  bool        `json:"renewalOfDealIDIsNil,omitempty"`
+	RenewalOfDealIDNotNil bool        `json:"renewalOfDealIDNotNil,omitempty"`
+
+	// "is_renewal" field predicates.
+	IsRenewal    *bool `json:"isRenewal,omitempty"`
+	IsRenewalNEQ *bool `json:"isRenewalNEQ,omitempty"`
+
 	// "expected_amount" field predicates.
 	ExpectedAmount      *money.Amount  `json:"expectedAmount,omitempty"`
 	ExpectedAmountNEQ   *money.Amount  `json:"expectedAmountNEQ,omitempty"`
@@ -2735,6 +2961,42 @@ func (i *CommissionWhereInput) P() (predicate.Commission, error) {
 	}
 	if i.AdvisorIDNotNil {
 		predicates = append(predicates, commission.AdvisorIDNotNil())
+	}
+	if i.RenewalOfDealID != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDEQ(*i.RenewalOfDealID))
+	}
+	if i.RenewalOfDealIDNEQ != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDNEQ(*i.RenewalOfDealIDNEQ))
+	}
+	if len(i.RenewalOfDealIDIn) > 0 {
+		predicates = append(predicates, commission.RenewalOfDealIDIn(i.RenewalOfDealIDIn...))
+	}
+	if len(i.RenewalOfDealIDNotIn) > 0 {
+		predicates = append(predicates, commission.RenewalOfDealIDNotIn(i.RenewalOfDealIDNotIn...))
+	}
+	if i.RenewalOfDealIDGT != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDGT(*i.RenewalOfDealIDGT))
+	}
+	if i.RenewalOfDealIDGTE != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDGTE(*i.RenewalOfDealIDGTE))
+	}
+	if i.RenewalOfDealIDLT != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDLT(*i.RenewalOfDealIDLT))
+	}
+	if i.RenewalOfDealIDLTE != nil {
+		predicates = append(predicates, commission.RenewalOfDealIDLTE(*i.RenewalOfDealIDLTE))
+	}
+	if i.RenewalOfDealIDIsNil {
+		predicates = append(predicates, commission.RenewalOfDealIDIsNil())
+	}
+	if i.RenewalOfDealIDNotNil {
+		predicates = append(predicates, commission.RenewalOfDealIDNotNil())
+	}
+	if i.IsRenewal != nil {
+		predicates = append(predicates, commission.IsRenewalEQ(*i.IsRenewal))
+	}
+	if i.IsRenewalNEQ != nil {
+		predicates = append(predicates, commission.IsRenewalNEQ(*i.IsRenewalNEQ))
 	}
 	if i.ExpectedAmount != nil {
 		predicates = append(predicates, commission.ExpectedAmountEQ(*i.ExpectedAmount))
@@ -3813,6 +4075,34 @@ type FundedDealWhereInput struct {
 	FundedAtLT    *time.Time  `json:"fundedAtLT,omitempty"`
 	FundedAtLTE   *time.Time  `json:"fundedAtLTE,omitempty"`
 
+	// "renewal_eligible_at" field predicates.
+	RenewalEligibleAt       *time.Time  `json:"renewalEligibleAt,omitempty"`
+	RenewalEligibleAtNEQ    *time.Time  `json:"renewalEligibleAtNEQ,omitempty"`
+	RenewalEligibleAtIn     []time.Time `json:"renewalEligibleAtIn,omitempty"`
+	RenewalEligibleAtNotIn  []time.Time `json:"renewalEligibleAtNotIn,omitempty"`
+	RenewalEligibleAtGT     *time.Time  `json:"renewalEligibleAtGT,omitempty"`
+	RenewalEligibleAtGTE    *time.Time  `json:"renewalEligibleAtGTE,omitempty"`
+	RenewalEligibleAtLT     *time.Time  `json:"renewalEligibleAtLT,omitempty"`
+	RenewalEligibleAtLTE    *time.Time  `json:"renewalEligibleAtLTE,omitempty"`
+	RenewalEligibleAtIsNil  bool        `json:"renewalEligibleAtIsNil,omitempty"`
+	RenewalEligibleAtNotNil bool        `json:"renewalEligibleAtNotNil,omitempty"`
+
+	// "renewal_of_deal_id" field predicates.
+	RenewalOfDealID       *uuid.UUID  `json:"renewalOfDealID,omitempty"`
+	RenewalOfDealIDNEQ    *uuid.UUID  `json:"renewalOfDealIDNEQ,omitempty"`
+	RenewalOfDealIDIn     []uuid.UUID `json:"renewalOfDealIDIn,omitempty"`
+	RenewalOfDealIDNotIn  []uuid.UUID `json:"renewalOfDealIDNotIn,omitempty"`
+	RenewalOfDealIDGT     *uuid.UUID  `json:"renewalOfDealIDGT,omitempty"`
+	RenewalOfDealIDGTE    *uuid.UUID  `json:"renewalOfDealIDGTE,omitempty"`
+	RenewalOfDealIDLT     *uuid.UUID  `json:"renewalOfDealIDLT,omitempty"`
+	RenewalOfDealIDLTE    *uuid.UUID  `json:"renewalOfDealIDLTE,omitempty"`
+	RenewalOfDealIDIsNil  bool        `json:"renewalOfDealIDIsNil,omitempty"`
+	RenewalOfDealIDNotNil bool        `json:"renewalOfDealIDNotNil,omitempty"`
+
+	// "is_renewal" field predicates.
+	IsRenewal    *bool `json:"isRenewal,omitempty"`
+	IsRenewalNEQ *bool `json:"isRenewalNEQ,omitempty"`
+
 	// "application" edge predicates.
 	HasApplication     *bool                    `json:"hasApplication,omitempty"`
 	HasApplicationWith []*ApplicationWhereInput `json:"hasApplicationWith,omitempty"`
@@ -4277,6 +4567,72 @@ func (i *FundedDealWhereInput) P() (predicate.FundedDeal, error) {
 	}
 	if i.FundedAtLTE != nil {
 		predicates = append(predicates, fundeddeal.FundedAtLTE(*i.FundedAtLTE))
+	}
+	if i.RenewalEligibleAt != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtEQ(*i.RenewalEligibleAt))
+	}
+	if i.RenewalEligibleAtNEQ != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtNEQ(*i.RenewalEligibleAtNEQ))
+	}
+	if len(i.RenewalEligibleAtIn) > 0 {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtIn(i.RenewalEligibleAtIn...))
+	}
+	if len(i.RenewalEligibleAtNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtNotIn(i.RenewalEligibleAtNotIn...))
+	}
+	if i.RenewalEligibleAtGT != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtGT(*i.RenewalEligibleAtGT))
+	}
+	if i.RenewalEligibleAtGTE != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtGTE(*i.RenewalEligibleAtGTE))
+	}
+	if i.RenewalEligibleAtLT != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtLT(*i.RenewalEligibleAtLT))
+	}
+	if i.RenewalEligibleAtLTE != nil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtLTE(*i.RenewalEligibleAtLTE))
+	}
+	if i.RenewalEligibleAtIsNil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtIsNil())
+	}
+	if i.RenewalEligibleAtNotNil {
+		predicates = append(predicates, fundeddeal.RenewalEligibleAtNotNil())
+	}
+	if i.RenewalOfDealID != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDEQ(*i.RenewalOfDealID))
+	}
+	if i.RenewalOfDealIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDNEQ(*i.RenewalOfDealIDNEQ))
+	}
+	if len(i.RenewalOfDealIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDIn(i.RenewalOfDealIDIn...))
+	}
+	if len(i.RenewalOfDealIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDNotIn(i.RenewalOfDealIDNotIn...))
+	}
+	if i.RenewalOfDealIDGT != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDGT(*i.RenewalOfDealIDGT))
+	}
+	if i.RenewalOfDealIDGTE != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDGTE(*i.RenewalOfDealIDGTE))
+	}
+	if i.RenewalOfDealIDLT != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDLT(*i.RenewalOfDealIDLT))
+	}
+	if i.RenewalOfDealIDLTE != nil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDLTE(*i.RenewalOfDealIDLTE))
+	}
+	if i.RenewalOfDealIDIsNil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDIsNil())
+	}
+	if i.RenewalOfDealIDNotNil {
+		predicates = append(predicates, fundeddeal.RenewalOfDealIDNotNil())
+	}
+	if i.IsRenewal != nil {
+		predicates = append(predicates, fundeddeal.IsRenewalEQ(*i.IsRenewal))
+	}
+	if i.IsRenewalNEQ != nil {
+		predicates = append(predicates, fundeddeal.IsRenewalNEQ(*i.IsRenewalNEQ))
 	}
 
 	if i.HasApplication != nil {
@@ -7383,6 +7739,42 @@ type UserWhereInput struct {
 	TeamIDIsNil  bool        `json:"teamIDIsNil,omitempty"`
 	TeamIDNotNil bool        `json:"teamIDNotNil,omitempty"`
 
+	// "invitation_expires_at" field predicates.
+	InvitationExpiresAt       *time.Time  `json:"invitationExpiresAt,omitempty"`
+	InvitationExpiresAtNEQ    *time.Time  `json:"invitationExpiresAtNEQ,omitempty"`
+	InvitationExpiresAtIn     []time.Time `json:"invitationExpiresAtIn,omitempty"`
+	InvitationExpiresAtNotIn  []time.Time `json:"invitationExpiresAtNotIn,omitempty"`
+	InvitationExpiresAtGT     *time.Time  `json:"invitationExpiresAtGT,omitempty"`
+	InvitationExpiresAtGTE    *time.Time  `json:"invitationExpiresAtGTE,omitempty"`
+	InvitationExpiresAtLT     *time.Time  `json:"invitationExpiresAtLT,omitempty"`
+	InvitationExpiresAtLTE    *time.Time  `json:"invitationExpiresAtLTE,omitempty"`
+	InvitationExpiresAtIsNil  bool        `json:"invitationExpiresAtIsNil,omitempty"`
+	InvitationExpiresAtNotNil bool        `json:"invitationExpiresAtNotNil,omitempty"`
+
+	// "deactivated_at" field predicates.
+	DeactivatedAt       *time.Time  `json:"deactivatedAt,omitempty"`
+	DeactivatedAtNEQ    *time.Time  `json:"deactivatedAtNEQ,omitempty"`
+	DeactivatedAtIn     []time.Time `json:"deactivatedAtIn,omitempty"`
+	DeactivatedAtNotIn  []time.Time `json:"deactivatedAtNotIn,omitempty"`
+	DeactivatedAtGT     *time.Time  `json:"deactivatedAtGT,omitempty"`
+	DeactivatedAtGTE    *time.Time  `json:"deactivatedAtGTE,omitempty"`
+	DeactivatedAtLT     *time.Time  `json:"deactivatedAtLT,omitempty"`
+	DeactivatedAtLTE    *time.Time  `json:"deactivatedAtLTE,omitempty"`
+	DeactivatedAtIsNil  bool        `json:"deactivatedAtIsNil,omitempty"`
+	DeactivatedAtNotNil bool        `json:"deactivatedAtNotNil,omitempty"`
+
+	// "last_sign_in_at" field predicates.
+	LastSignInAt       *time.Time  `json:"lastSignInAt,omitempty"`
+	LastSignInAtNEQ    *time.Time  `json:"lastSignInAtNEQ,omitempty"`
+	LastSignInAtIn     []time.Time `json:"lastSignInAtIn,omitempty"`
+	LastSignInAtNotIn  []time.Time `json:"lastSignInAtNotIn,omitempty"`
+	LastSignInAtGT     *time.Time  `json:"lastSignInAtGT,omitempty"`
+	LastSignInAtGTE    *time.Time  `json:"lastSignInAtGTE,omitempty"`
+	LastSignInAtLT     *time.Time  `json:"lastSignInAtLT,omitempty"`
+	LastSignInAtLTE    *time.Time  `json:"lastSignInAtLTE,omitempty"`
+	LastSignInAtIsNil  bool        `json:"lastSignInAtIsNil,omitempty"`
+	LastSignInAtNotNil bool        `json:"lastSignInAtNotNil,omitempty"`
+
 	// "team" edge predicates.
 	HasTeam     *bool             `json:"hasTeam,omitempty"`
 	HasTeamWith []*TeamWhereInput `json:"hasTeamWith,omitempty"`
@@ -7685,6 +8077,96 @@ func (i *UserWhereInput) P() (predicate.User, error) {
 	}
 	if i.TeamIDNotNil {
 		predicates = append(predicates, user.TeamIDNotNil())
+	}
+	if i.InvitationExpiresAt != nil {
+		predicates = append(predicates, user.InvitationExpiresAtEQ(*i.InvitationExpiresAt))
+	}
+	if i.InvitationExpiresAtNEQ != nil {
+		predicates = append(predicates, user.InvitationExpiresAtNEQ(*i.InvitationExpiresAtNEQ))
+	}
+	if len(i.InvitationExpiresAtIn) > 0 {
+		predicates = append(predicates, user.InvitationExpiresAtIn(i.InvitationExpiresAtIn...))
+	}
+	if len(i.InvitationExpiresAtNotIn) > 0 {
+		predicates = append(predicates, user.InvitationExpiresAtNotIn(i.InvitationExpiresAtNotIn...))
+	}
+	if i.InvitationExpiresAtGT != nil {
+		predicates = append(predicates, user.InvitationExpiresAtGT(*i.InvitationExpiresAtGT))
+	}
+	if i.InvitationExpiresAtGTE != nil {
+		predicates = append(predicates, user.InvitationExpiresAtGTE(*i.InvitationExpiresAtGTE))
+	}
+	if i.InvitationExpiresAtLT != nil {
+		predicates = append(predicates, user.InvitationExpiresAtLT(*i.InvitationExpiresAtLT))
+	}
+	if i.InvitationExpiresAtLTE != nil {
+		predicates = append(predicates, user.InvitationExpiresAtLTE(*i.InvitationExpiresAtLTE))
+	}
+	if i.InvitationExpiresAtIsNil {
+		predicates = append(predicates, user.InvitationExpiresAtIsNil())
+	}
+	if i.InvitationExpiresAtNotNil {
+		predicates = append(predicates, user.InvitationExpiresAtNotNil())
+	}
+	if i.DeactivatedAt != nil {
+		predicates = append(predicates, user.DeactivatedAtEQ(*i.DeactivatedAt))
+	}
+	if i.DeactivatedAtNEQ != nil {
+		predicates = append(predicates, user.DeactivatedAtNEQ(*i.DeactivatedAtNEQ))
+	}
+	if len(i.DeactivatedAtIn) > 0 {
+		predicates = append(predicates, user.DeactivatedAtIn(i.DeactivatedAtIn...))
+	}
+	if len(i.DeactivatedAtNotIn) > 0 {
+		predicates = append(predicates, user.DeactivatedAtNotIn(i.DeactivatedAtNotIn...))
+	}
+	if i.DeactivatedAtGT != nil {
+		predicates = append(predicates, user.DeactivatedAtGT(*i.DeactivatedAtGT))
+	}
+	if i.DeactivatedAtGTE != nil {
+		predicates = append(predicates, user.DeactivatedAtGTE(*i.DeactivatedAtGTE))
+	}
+	if i.DeactivatedAtLT != nil {
+		predicates = append(predicates, user.DeactivatedAtLT(*i.DeactivatedAtLT))
+	}
+	if i.DeactivatedAtLTE != nil {
+		predicates = append(predicates, user.DeactivatedAtLTE(*i.DeactivatedAtLTE))
+	}
+	if i.DeactivatedAtIsNil {
+		predicates = append(predicates, user.DeactivatedAtIsNil())
+	}
+	if i.DeactivatedAtNotNil {
+		predicates = append(predicates, user.DeactivatedAtNotNil())
+	}
+	if i.LastSignInAt != nil {
+		predicates = append(predicates, user.LastSignInAtEQ(*i.LastSignInAt))
+	}
+	if i.LastSignInAtNEQ != nil {
+		predicates = append(predicates, user.LastSignInAtNEQ(*i.LastSignInAtNEQ))
+	}
+	if len(i.LastSignInAtIn) > 0 {
+		predicates = append(predicates, user.LastSignInAtIn(i.LastSignInAtIn...))
+	}
+	if len(i.LastSignInAtNotIn) > 0 {
+		predicates = append(predicates, user.LastSignInAtNotIn(i.LastSignInAtNotIn...))
+	}
+	if i.LastSignInAtGT != nil {
+		predicates = append(predicates, user.LastSignInAtGT(*i.LastSignInAtGT))
+	}
+	if i.LastSignInAtGTE != nil {
+		predicates = append(predicates, user.LastSignInAtGTE(*i.LastSignInAtGTE))
+	}
+	if i.LastSignInAtLT != nil {
+		predicates = append(predicates, user.LastSignInAtLT(*i.LastSignInAtLT))
+	}
+	if i.LastSignInAtLTE != nil {
+		predicates = append(predicates, user.LastSignInAtLTE(*i.LastSignInAtLTE))
+	}
+	if i.LastSignInAtIsNil {
+		predicates = append(predicates, user.LastSignInAtIsNil())
+	}
+	if i.LastSignInAtNotNil {
+		predicates = append(predicates, user.LastSignInAtNotNil())
 	}
 
 	if i.HasTeam != nil {

@@ -24,7 +24,11 @@ type LeadCount struct {
 	// Slot holds the value of the "slot" field.
 	Slot int `json:"slot,omitempty"`
 	// N holds the value of the "n" field.
-	N            int `json:"n,omitempty"`
+	N int `json:"n,omitempty"`
+	// Requested holds the value of the "requested" field.
+	Requested int64 `json:"requested,omitempty"`
+	// Outsized holds the value of the "outsized" field.
+	Outsized     int `json:"outsized,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -35,7 +39,7 @@ func (*LeadCount) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case leadcount.FieldStageID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case leadcount.FieldID, leadcount.FieldSlot, leadcount.FieldN:
+		case leadcount.FieldID, leadcount.FieldSlot, leadcount.FieldN, leadcount.FieldRequested, leadcount.FieldOutsized:
 			values[i] = new(sql.NullInt64)
 		case leadcount.FieldOrgID:
 			values[i] = new(uuid.UUID)
@@ -84,6 +88,18 @@ func (_m *LeadCount) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field n", values[i])
 			} else if value.Valid {
 				_m.N = int(value.Int64)
+			}
+		case leadcount.FieldRequested:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field requested", values[i])
+			} else if value.Valid {
+				_m.Requested = value.Int64
+			}
+		case leadcount.FieldOutsized:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field outsized", values[i])
+			} else if value.Valid {
+				_m.Outsized = int(value.Int64)
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -134,6 +150,12 @@ func (_m *LeadCount) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("n=")
 	builder.WriteString(fmt.Sprintf("%v", _m.N))
+	builder.WriteString(", ")
+	builder.WriteString("requested=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Requested))
+	builder.WriteString(", ")
+	builder.WriteString("outsized=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Outsized))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -62,6 +62,34 @@ func (_c *LeadCountCreate) SetNillableN(v *int) *LeadCountCreate {
 	return _c
 }
 
+// SetRequested sets the "requested" field.
+func (_c *LeadCountCreate) SetRequested(v int64) *LeadCountCreate {
+	_c.mutation.SetRequested(v)
+	return _c
+}
+
+// SetNillableRequested sets the "requested" field if the given value is not nil.
+func (_c *LeadCountCreate) SetNillableRequested(v *int64) *LeadCountCreate {
+	if v != nil {
+		_c.SetRequested(*v)
+	}
+	return _c
+}
+
+// SetOutsized sets the "outsized" field.
+func (_c *LeadCountCreate) SetOutsized(v int) *LeadCountCreate {
+	_c.mutation.SetOutsized(v)
+	return _c
+}
+
+// SetNillableOutsized sets the "outsized" field if the given value is not nil.
+func (_c *LeadCountCreate) SetNillableOutsized(v *int) *LeadCountCreate {
+	if v != nil {
+		_c.SetOutsized(*v)
+	}
+	return _c
+}
+
 // Mutation returns the LeadCountMutation object of the builder.
 func (_c *LeadCountCreate) Mutation() *LeadCountMutation {
 	return _c.mutation
@@ -103,6 +131,14 @@ func (_c *LeadCountCreate) defaults() error {
 		v := leadcount.DefaultN
 		_c.mutation.SetN(v)
 	}
+	if _, ok := _c.mutation.Requested(); !ok {
+		v := leadcount.DefaultRequested
+		_c.mutation.SetRequested(v)
+	}
+	if _, ok := _c.mutation.Outsized(); !ok {
+		v := leadcount.DefaultOutsized
+		_c.mutation.SetOutsized(v)
+	}
 	return nil
 }
 
@@ -116,6 +152,12 @@ func (_c *LeadCountCreate) check() error {
 	}
 	if _, ok := _c.mutation.N(); !ok {
 		return &ValidationError{Name: "n", err: errors.New(`ent: missing required field "LeadCount.n"`)}
+	}
+	if _, ok := _c.mutation.Requested(); !ok {
+		return &ValidationError{Name: "requested", err: errors.New(`ent: missing required field "LeadCount.requested"`)}
+	}
+	if _, ok := _c.mutation.Outsized(); !ok {
+		return &ValidationError{Name: "outsized", err: errors.New(`ent: missing required field "LeadCount.outsized"`)}
 	}
 	return nil
 }
@@ -159,6 +201,14 @@ func (_c *LeadCountCreate) createSpec() (*LeadCount, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.N(); ok {
 		_spec.SetField(leadcount.FieldN, field.TypeInt, value)
 		_node.N = value
+	}
+	if value, ok := _c.mutation.Requested(); ok {
+		_spec.SetField(leadcount.FieldRequested, field.TypeInt64, value)
+		_node.Requested = value
+	}
+	if value, ok := _c.mutation.Outsized(); ok {
+		_spec.SetField(leadcount.FieldOutsized, field.TypeInt, value)
+		_node.Outsized = value
 	}
 	return _node, _spec
 }
@@ -227,6 +277,42 @@ func (u *LeadCountUpsert) UpdateN() *LeadCountUpsert {
 // AddN adds v to the "n" field.
 func (u *LeadCountUpsert) AddN(v int) *LeadCountUpsert {
 	u.Add(leadcount.FieldN, v)
+	return u
+}
+
+// SetRequested sets the "requested" field.
+func (u *LeadCountUpsert) SetRequested(v int64) *LeadCountUpsert {
+	u.Set(leadcount.FieldRequested, v)
+	return u
+}
+
+// UpdateRequested sets the "requested" field to the value that was provided on create.
+func (u *LeadCountUpsert) UpdateRequested() *LeadCountUpsert {
+	u.SetExcluded(leadcount.FieldRequested)
+	return u
+}
+
+// AddRequested adds v to the "requested" field.
+func (u *LeadCountUpsert) AddRequested(v int64) *LeadCountUpsert {
+	u.Add(leadcount.FieldRequested, v)
+	return u
+}
+
+// SetOutsized sets the "outsized" field.
+func (u *LeadCountUpsert) SetOutsized(v int) *LeadCountUpsert {
+	u.Set(leadcount.FieldOutsized, v)
+	return u
+}
+
+// UpdateOutsized sets the "outsized" field to the value that was provided on create.
+func (u *LeadCountUpsert) UpdateOutsized() *LeadCountUpsert {
+	u.SetExcluded(leadcount.FieldOutsized)
+	return u
+}
+
+// AddOutsized adds v to the "outsized" field.
+func (u *LeadCountUpsert) AddOutsized(v int) *LeadCountUpsert {
+	u.Add(leadcount.FieldOutsized, v)
 	return u
 }
 
@@ -299,6 +385,48 @@ func (u *LeadCountUpsertOne) AddN(v int) *LeadCountUpsertOne {
 func (u *LeadCountUpsertOne) UpdateN() *LeadCountUpsertOne {
 	return u.Update(func(s *LeadCountUpsert) {
 		s.UpdateN()
+	})
+}
+
+// SetRequested sets the "requested" field.
+func (u *LeadCountUpsertOne) SetRequested(v int64) *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.SetRequested(v)
+	})
+}
+
+// AddRequested adds v to the "requested" field.
+func (u *LeadCountUpsertOne) AddRequested(v int64) *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.AddRequested(v)
+	})
+}
+
+// UpdateRequested sets the "requested" field to the value that was provided on create.
+func (u *LeadCountUpsertOne) UpdateRequested() *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.UpdateRequested()
+	})
+}
+
+// SetOutsized sets the "outsized" field.
+func (u *LeadCountUpsertOne) SetOutsized(v int) *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.SetOutsized(v)
+	})
+}
+
+// AddOutsized adds v to the "outsized" field.
+func (u *LeadCountUpsertOne) AddOutsized(v int) *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.AddOutsized(v)
+	})
+}
+
+// UpdateOutsized sets the "outsized" field to the value that was provided on create.
+func (u *LeadCountUpsertOne) UpdateOutsized() *LeadCountUpsertOne {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.UpdateOutsized()
 	})
 }
 
@@ -537,6 +665,48 @@ func (u *LeadCountUpsertBulk) AddN(v int) *LeadCountUpsertBulk {
 func (u *LeadCountUpsertBulk) UpdateN() *LeadCountUpsertBulk {
 	return u.Update(func(s *LeadCountUpsert) {
 		s.UpdateN()
+	})
+}
+
+// SetRequested sets the "requested" field.
+func (u *LeadCountUpsertBulk) SetRequested(v int64) *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.SetRequested(v)
+	})
+}
+
+// AddRequested adds v to the "requested" field.
+func (u *LeadCountUpsertBulk) AddRequested(v int64) *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.AddRequested(v)
+	})
+}
+
+// UpdateRequested sets the "requested" field to the value that was provided on create.
+func (u *LeadCountUpsertBulk) UpdateRequested() *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.UpdateRequested()
+	})
+}
+
+// SetOutsized sets the "outsized" field.
+func (u *LeadCountUpsertBulk) SetOutsized(v int) *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.SetOutsized(v)
+	})
+}
+
+// AddOutsized adds v to the "outsized" field.
+func (u *LeadCountUpsertBulk) AddOutsized(v int) *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.AddOutsized(v)
+	})
+}
+
+// UpdateOutsized sets the "outsized" field to the value that was provided on create.
+func (u *LeadCountUpsertBulk) UpdateOutsized() *LeadCountUpsertBulk {
+	return u.Update(func(s *LeadCountUpsert) {
+		s.UpdateOutsized()
 	})
 }
 

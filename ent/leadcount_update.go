@@ -49,6 +49,48 @@ func (_u *LeadCountUpdate) AddN(v int) *LeadCountUpdate {
 	return _u
 }
 
+// SetRequested sets the "requested" field.
+func (_u *LeadCountUpdate) SetRequested(v int64) *LeadCountUpdate {
+	_u.mutation.ResetRequested()
+	_u.mutation.SetRequested(v)
+	return _u
+}
+
+// SetNillableRequested sets the "requested" field if the given value is not nil.
+func (_u *LeadCountUpdate) SetNillableRequested(v *int64) *LeadCountUpdate {
+	if v != nil {
+		_u.SetRequested(*v)
+	}
+	return _u
+}
+
+// AddRequested adds value to the "requested" field.
+func (_u *LeadCountUpdate) AddRequested(v int64) *LeadCountUpdate {
+	_u.mutation.AddRequested(v)
+	return _u
+}
+
+// SetOutsized sets the "outsized" field.
+func (_u *LeadCountUpdate) SetOutsized(v int) *LeadCountUpdate {
+	_u.mutation.ResetOutsized()
+	_u.mutation.SetOutsized(v)
+	return _u
+}
+
+// SetNillableOutsized sets the "outsized" field if the given value is not nil.
+func (_u *LeadCountUpdate) SetNillableOutsized(v *int) *LeadCountUpdate {
+	if v != nil {
+		_u.SetOutsized(*v)
+	}
+	return _u
+}
+
+// AddOutsized adds value to the "outsized" field.
+func (_u *LeadCountUpdate) AddOutsized(v int) *LeadCountUpdate {
+	_u.mutation.AddOutsized(v)
+	return _u
+}
+
 // Mutation returns the LeadCountMutation object of the builder.
 func (_u *LeadCountUpdate) Mutation() *LeadCountMutation {
 	return _u.mutation
@@ -105,6 +147,18 @@ func (_u *LeadCountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedN(); ok {
 		_spec.AddField(leadcount.FieldN, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.Requested(); ok {
+		_spec.SetField(leadcount.FieldRequested, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRequested(); ok {
+		_spec.AddField(leadcount.FieldRequested, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Outsized(); ok {
+		_spec.SetField(leadcount.FieldOutsized, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedOutsized(); ok {
+		_spec.AddField(leadcount.FieldOutsized, field.TypeInt, value)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -145,6 +199,48 @@ func (_u *LeadCountUpdateOne) SetNillableN(v *int) *LeadCountUpdateOne {
 // AddN adds value to the "n" field.
 func (_u *LeadCountUpdateOne) AddN(v int) *LeadCountUpdateOne {
 	_u.mutation.AddN(v)
+	return _u
+}
+
+// SetRequested sets the "requested" field.
+func (_u *LeadCountUpdateOne) SetRequested(v int64) *LeadCountUpdateOne {
+	_u.mutation.ResetRequested()
+	_u.mutation.SetRequested(v)
+	return _u
+}
+
+// SetNillableRequested sets the "requested" field if the given value is not nil.
+func (_u *LeadCountUpdateOne) SetNillableRequested(v *int64) *LeadCountUpdateOne {
+	if v != nil {
+		_u.SetRequested(*v)
+	}
+	return _u
+}
+
+// AddRequested adds value to the "requested" field.
+func (_u *LeadCountUpdateOne) AddRequested(v int64) *LeadCountUpdateOne {
+	_u.mutation.AddRequested(v)
+	return _u
+}
+
+// SetOutsized sets the "outsized" field.
+func (_u *LeadCountUpdateOne) SetOutsized(v int) *LeadCountUpdateOne {
+	_u.mutation.ResetOutsized()
+	_u.mutation.SetOutsized(v)
+	return _u
+}
+
+// SetNillableOutsized sets the "outsized" field if the given value is not nil.
+func (_u *LeadCountUpdateOne) SetNillableOutsized(v *int) *LeadCountUpdateOne {
+	if v != nil {
+		_u.SetOutsized(*v)
+	}
+	return _u
+}
+
+// AddOutsized adds value to the "outsized" field.
+func (_u *LeadCountUpdateOne) AddOutsized(v int) *LeadCountUpdateOne {
+	_u.mutation.AddOutsized(v)
 	return _u
 }
 
@@ -233,6 +329,18 @@ func (_u *LeadCountUpdateOne) sqlSave(ctx context.Context) (_node *LeadCount, er
 	}
 	if value, ok := _u.mutation.AddedN(); ok {
 		_spec.AddField(leadcount.FieldN, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Requested(); ok {
+		_spec.SetField(leadcount.FieldRequested, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRequested(); ok {
+		_spec.AddField(leadcount.FieldRequested, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Outsized(); ok {
+		_spec.SetField(leadcount.FieldOutsized, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedOutsized(); ok {
+		_spec.AddField(leadcount.FieldOutsized, field.TypeInt, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &LeadCount{config: _u.config}

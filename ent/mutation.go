@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -40,10 +41,18 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -51,6 +60,7 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/internal/money"
 )
@@ -65,6 +75,7 @@ const (
 
 	// Node types.
 	TypeAPIKey              = "APIKey"
+	TypeActivity            = "Activity"
 	TypeAgentPresence       = "AgentPresence"
 	TypeApp                 = "App"
 	TypeAppInstallation     = "AppInstallation"
@@ -92,9 +103,17 @@ const (
 	TypeLeadDay             = "LeadDay"
 	TypeLender              = "Lender"
 	TypeLenderDay           = "LenderDay"
+	TypeNote                = "Note"
+	TypeNotification        = "Notification"
 	TypeOrganization        = "Organization"
 	TypePaymentDay          = "PaymentDay"
 	TypePipelineStage       = "PipelineStage"
+	TypeSavedView           = "SavedView"
+	TypeSession             = "Session"
+	TypeSignInFailure       = "SignInFailure"
+	TypeSignInFlow          = "SignInFlow"
+	TypeStipulation         = "Stipulation"
+	TypeTask                = "Task"
 	TypeTeam                = "Team"
 	TypeUser                = "User"
 	TypeWebhookAttempt      = "WebhookAttempt"
@@ -122,6 +141,7 @@ type APIKeyMutation struct {
 	revoked_at          *time.Time
 	replaced_by         *uuid.UUID
 	installation_id     *uuid.UUID
+	user_id             *uuid.UUID
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -782,6 +802,55 @@ func (m *APIKeyMutation) ResetInstallationID() {
 	delete(m.clearedFields, apikey.FieldInstallationID)
 }
 
+// SetUserID sets the "user_id" field.
+func (m *APIKeyMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *APIKeyMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldUserID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *APIKeyMutation) ClearUserID() {
+	m.user_id = nil
+	m.clearedFields[apikey.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *APIKeyMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *APIKeyMutation) ResetUserID() {
+	m.user_id = nil
+	delete(m.clearedFields, apikey.FieldUserID)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *APIKeyMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -856,7 +925,7 @@ func (m *APIKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIKeyMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, apikey.FieldCreatedAt)
 	}
@@ -896,6 +965,9 @@ func (m *APIKeyMutation) Fields() []string {
 	if m.installation_id != nil {
 		fields = append(fields, apikey.FieldInstallationID)
 	}
+	if m.user_id != nil {
+		fields = append(fields, apikey.FieldUserID)
+	}
 	return fields
 }
 
@@ -930,6 +1002,8 @@ func (m *APIKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.ReplacedBy()
 	case apikey.FieldInstallationID:
 		return m.InstallationID()
+	case apikey.FieldUserID:
+		return m.UserID()
 	}
 	return nil, false
 }
@@ -965,6 +1039,8 @@ func (m *APIKeyMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldReplacedBy(ctx)
 	case apikey.FieldInstallationID:
 		return m.OldInstallationID(ctx)
+	case apikey.FieldUserID:
+		return m.OldUserID(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -1065,6 +1141,13 @@ func (m *APIKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetInstallationID(v)
 		return nil
+	case apikey.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -1110,6 +1193,9 @@ func (m *APIKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(apikey.FieldInstallationID) {
 		fields = append(fields, apikey.FieldInstallationID)
 	}
+	if m.FieldCleared(apikey.FieldUserID) {
+		fields = append(fields, apikey.FieldUserID)
+	}
 	return fields
 }
 
@@ -1138,6 +1224,9 @@ func (m *APIKeyMutation) ClearField(name string) error {
 		return nil
 	case apikey.FieldInstallationID:
 		m.ClearInstallationID()
+		return nil
+	case apikey.FieldUserID:
+		m.ClearUserID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey nullable field %s", name)
@@ -1185,6 +1274,9 @@ func (m *APIKeyMutation) ResetField(name string) error {
 		return nil
 	case apikey.FieldInstallationID:
 		m.ResetInstallationID()
+		return nil
+	case apikey.FieldUserID:
+		m.ResetUserID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
@@ -1262,6 +1354,914 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// ActivityMutation represents an operation that mutates the Activity nodes in the graph.
+type ActivityMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	lead_id             *uuid.UUID
+	at                  *time.Time
+	kind                *string
+	actor_type          *activity.ActorType
+	actor_id            *string
+	record_id           *uuid.UUID
+	summary             *string
+	changes             *[]history.Change
+	appendchanges       []history.Change
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Activity, error)
+	predicates          []predicate.Activity
+}
+
+var _ ent.Mutation = (*ActivityMutation)(nil)
+
+// activityOption allows management of the mutation configuration using functional options.
+type activityOption func(*ActivityMutation)
+
+// newActivityMutation creates new mutation for the Activity entity.
+func newActivityMutation(c config, op Op, opts ...activityOption) *ActivityMutation {
+	m := &ActivityMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeActivity,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withActivityID sets the ID field of the mutation.
+func withActivityID(id uuid.UUID) activityOption {
+	return func(m *ActivityMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Activity
+		)
+		m.oldValue = func(ctx context.Context) (*Activity, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Activity.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withActivity sets the old Activity of the mutation.
+func withActivity(node *Activity) activityOption {
+	return func(m *ActivityMutation) {
+		m.oldValue = func(context.Context) (*Activity, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ActivityMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ActivityMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Activity entities.
+func (m *ActivityMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ActivityMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ActivityMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Activity.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *ActivityMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *ActivityMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *ActivityMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *ActivityMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *ActivityMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *ActivityMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetAt sets the "at" field.
+func (m *ActivityMutation) SetAt(t time.Time) {
+	m.at = &t
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *ActivityMutation) At() (r time.Time, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *ActivityMutation) ResetAt() {
+	m.at = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *ActivityMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *ActivityMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *ActivityMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetActorType sets the "actor_type" field.
+func (m *ActivityMutation) SetActorType(at activity.ActorType) {
+	m.actor_type = &at
+}
+
+// ActorType returns the value of the "actor_type" field in the mutation.
+func (m *ActivityMutation) ActorType() (r activity.ActorType, exists bool) {
+	v := m.actor_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActorType returns the old "actor_type" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldActorType(ctx context.Context) (v activity.ActorType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActorType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActorType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActorType: %w", err)
+	}
+	return oldValue.ActorType, nil
+}
+
+// ResetActorType resets all changes to the "actor_type" field.
+func (m *ActivityMutation) ResetActorType() {
+	m.actor_type = nil
+}
+
+// SetActorID sets the "actor_id" field.
+func (m *ActivityMutation) SetActorID(s string) {
+	m.actor_id = &s
+}
+
+// ActorID returns the value of the "actor_id" field in the mutation.
+func (m *ActivityMutation) ActorID() (r string, exists bool) {
+	v := m.actor_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActorID returns the old "actor_id" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldActorID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActorID: %w", err)
+	}
+	return oldValue.ActorID, nil
+}
+
+// ClearActorID clears the value of the "actor_id" field.
+func (m *ActivityMutation) ClearActorID() {
+	m.actor_id = nil
+	m.clearedFields[activity.FieldActorID] = struct{}{}
+}
+
+// ActorIDCleared returns if the "actor_id" field was cleared in this mutation.
+func (m *ActivityMutation) ActorIDCleared() bool {
+	_, ok := m.clearedFields[activity.FieldActorID]
+	return ok
+}
+
+// ResetActorID resets all changes to the "actor_id" field.
+func (m *ActivityMutation) ResetActorID() {
+	m.actor_id = nil
+	delete(m.clearedFields, activity.FieldActorID)
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *ActivityMutation) SetRecordID(u uuid.UUID) {
+	m.record_id = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *ActivityMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldRecordID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ClearRecordID clears the value of the "record_id" field.
+func (m *ActivityMutation) ClearRecordID() {
+	m.record_id = nil
+	m.clearedFields[activity.FieldRecordID] = struct{}{}
+}
+
+// RecordIDCleared returns if the "record_id" field was cleared in this mutation.
+func (m *ActivityMutation) RecordIDCleared() bool {
+	_, ok := m.clearedFields[activity.FieldRecordID]
+	return ok
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *ActivityMutation) ResetRecordID() {
+	m.record_id = nil
+	delete(m.clearedFields, activity.FieldRecordID)
+}
+
+// SetSummary sets the "summary" field.
+func (m *ActivityMutation) SetSummary(s string) {
+	m.summary = &s
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *ActivityMutation) Summary() (r string, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldSummary(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *ActivityMutation) ResetSummary() {
+	m.summary = nil
+}
+
+// SetChanges sets the "changes" field.
+func (m *ActivityMutation) SetChanges(h []history.Change) {
+	m.changes = &h
+	m.appendchanges = nil
+}
+
+// Changes returns the value of the "changes" field in the mutation.
+func (m *ActivityMutation) Changes() (r []history.Change, exists bool) {
+	v := m.changes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChanges returns the old "changes" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldChanges(ctx context.Context) (v []history.Change, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChanges is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChanges requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChanges: %w", err)
+	}
+	return oldValue.Changes, nil
+}
+
+// AppendChanges adds h to the "changes" field.
+func (m *ActivityMutation) AppendChanges(h []history.Change) {
+	m.appendchanges = append(m.appendchanges, h...)
+}
+
+// AppendedChanges returns the list of values that were appended to the "changes" field in this mutation.
+func (m *ActivityMutation) AppendedChanges() ([]history.Change, bool) {
+	if len(m.appendchanges) == 0 {
+		return nil, false
+	}
+	return m.appendchanges, true
+}
+
+// ClearChanges clears the value of the "changes" field.
+func (m *ActivityMutation) ClearChanges() {
+	m.changes = nil
+	m.appendchanges = nil
+	m.clearedFields[activity.FieldChanges] = struct{}{}
+}
+
+// ChangesCleared returns if the "changes" field was cleared in this mutation.
+func (m *ActivityMutation) ChangesCleared() bool {
+	_, ok := m.clearedFields[activity.FieldChanges]
+	return ok
+}
+
+// ResetChanges resets all changes to the "changes" field.
+func (m *ActivityMutation) ResetChanges() {
+	m.changes = nil
+	m.appendchanges = nil
+	delete(m.clearedFields, activity.FieldChanges)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *ActivityMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ActivityMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[activity.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ActivityMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *ActivityMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ActivityMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ActivityMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the ActivityMutation builder.
+func (m *ActivityMutation) Where(ps ...predicate.Activity) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ActivityMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ActivityMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Activity, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ActivityMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ActivityMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Activity).
+func (m *ActivityMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ActivityMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.organization != nil {
+		fields = append(fields, activity.FieldOrgID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, activity.FieldLeadID)
+	}
+	if m.at != nil {
+		fields = append(fields, activity.FieldAt)
+	}
+	if m.kind != nil {
+		fields = append(fields, activity.FieldKind)
+	}
+	if m.actor_type != nil {
+		fields = append(fields, activity.FieldActorType)
+	}
+	if m.actor_id != nil {
+		fields = append(fields, activity.FieldActorID)
+	}
+	if m.record_id != nil {
+		fields = append(fields, activity.FieldRecordID)
+	}
+	if m.summary != nil {
+		fields = append(fields, activity.FieldSummary)
+	}
+	if m.changes != nil {
+		fields = append(fields, activity.FieldChanges)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ActivityMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case activity.FieldOrgID:
+		return m.OrgID()
+	case activity.FieldLeadID:
+		return m.LeadID()
+	case activity.FieldAt:
+		return m.At()
+	case activity.FieldKind:
+		return m.Kind()
+	case activity.FieldActorType:
+		return m.ActorType()
+	case activity.FieldActorID:
+		return m.ActorID()
+	case activity.FieldRecordID:
+		return m.RecordID()
+	case activity.FieldSummary:
+		return m.Summary()
+	case activity.FieldChanges:
+		return m.Changes()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ActivityMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case activity.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case activity.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case activity.FieldAt:
+		return m.OldAt(ctx)
+	case activity.FieldKind:
+		return m.OldKind(ctx)
+	case activity.FieldActorType:
+		return m.OldActorType(ctx)
+	case activity.FieldActorID:
+		return m.OldActorID(ctx)
+	case activity.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case activity.FieldSummary:
+		return m.OldSummary(ctx)
+	case activity.FieldChanges:
+		return m.OldChanges(ctx)
+	}
+	return nil, fmt.Errorf("unknown Activity field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ActivityMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case activity.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case activity.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case activity.FieldAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	case activity.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case activity.FieldActorType:
+		v, ok := value.(activity.ActorType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActorType(v)
+		return nil
+	case activity.FieldActorID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActorID(v)
+		return nil
+	case activity.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case activity.FieldSummary:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case activity.FieldChanges:
+		v, ok := value.([]history.Change)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChanges(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Activity field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ActivityMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ActivityMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ActivityMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Activity numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ActivityMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(activity.FieldActorID) {
+		fields = append(fields, activity.FieldActorID)
+	}
+	if m.FieldCleared(activity.FieldRecordID) {
+		fields = append(fields, activity.FieldRecordID)
+	}
+	if m.FieldCleared(activity.FieldChanges) {
+		fields = append(fields, activity.FieldChanges)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ActivityMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ActivityMutation) ClearField(name string) error {
+	switch name {
+	case activity.FieldActorID:
+		m.ClearActorID()
+		return nil
+	case activity.FieldRecordID:
+		m.ClearRecordID()
+		return nil
+	case activity.FieldChanges:
+		m.ClearChanges()
+		return nil
+	}
+	return fmt.Errorf("unknown Activity nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ActivityMutation) ResetField(name string) error {
+	switch name {
+	case activity.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case activity.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case activity.FieldAt:
+		m.ResetAt()
+		return nil
+	case activity.FieldKind:
+		m.ResetKind()
+		return nil
+	case activity.FieldActorType:
+		m.ResetActorType()
+		return nil
+	case activity.FieldActorID:
+		m.ResetActorID()
+		return nil
+	case activity.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case activity.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case activity.FieldChanges:
+		m.ResetChanges()
+		return nil
+	}
+	return fmt.Errorf("unknown Activity field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ActivityMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, activity.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ActivityMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case activity.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ActivityMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ActivityMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ActivityMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, activity.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ActivityMutation) EdgeCleared(name string) bool {
+	switch name {
+	case activity.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ActivityMutation) ClearEdge(name string) error {
+	switch name {
+	case activity.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Activity unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ActivityMutation) ResetEdge(name string) error {
+	switch name {
+	case activity.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Activity edge %s", name)
 }
 
 // AgentPresenceMutation represents an operation that mutates the AgentPresence nodes in the graph.
@@ -3899,52 +4899,59 @@ func (m *AppInstallationMutation) ResetEdge(name string) error {
 // ApplicationMutation represents an operation that mutates the Application nodes in the graph.
 type ApplicationMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *uuid.UUID
-	created_at          *time.Time
-	updated_at          *time.Time
-	lender_name         *string
-	status              *application.Status
-	product             *application.Product
-	requested_amount    *money.Amount
-	addrequested_amount *money.Amount
-	submitted_at        *time.Time
-	submitted_by        *string
-	external_ref        *string
-	notes               *string
-	decided_at          *time.Time
-	decision_seconds    *int
-	adddecision_seconds *int
-	approved_amount     *money.Amount
-	addapproved_amount  *money.Amount
-	interest_rate       *money.Rate
-	addinterest_rate    *money.Rate
-	rate_type           *application.RateType
-	term_months         *int
-	addterm_months      *int
-	payment_frequency   *application.PaymentFrequency
-	conditions          *[]string
-	appendconditions    []string
-	decline_reason      *string
-	decline_category    *application.DeclineCategory
-	withdrawn_reason    *string
-	warnings            *[]string
-	appendwarnings      []string
-	funded_deal_id      *uuid.UUID
-	clearedFields       map[string]struct{}
-	organization        *uuid.UUID
-	clearedorganization bool
-	lead                *uuid.UUID
-	clearedlead         bool
-	lender              *uuid.UUID
-	clearedlender       bool
-	deals               map[uuid.UUID]struct{}
-	removeddeals        map[uuid.UUID]struct{}
-	cleareddeals        bool
-	done                bool
-	oldValue            func(context.Context) (*Application, error)
-	predicates          []predicate.Application
+	op                          Op
+	typ                         string
+	id                          *uuid.UUID
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	lender_name                 *string
+	status                      *application.Status
+	product                     *application.Product
+	requested_amount            *money.Amount
+	addrequested_amount         *money.Amount
+	submitted_at                *time.Time
+	submitted_by                *string
+	external_ref                *string
+	notes                       *string
+	decided_at                  *time.Time
+	decision_seconds            *int
+	adddecision_seconds         *int
+	approved_amount             *money.Amount
+	addapproved_amount          *money.Amount
+	interest_rate               *money.Rate
+	addinterest_rate            *money.Rate
+	rate_type                   *application.RateType
+	term_months                 *int
+	addterm_months              *int
+	payment_frequency           *application.PaymentFrequency
+	conditions                  *[]string
+	appendconditions            []string
+	decline_reason              *string
+	decline_category            *application.DeclineCategory
+	withdrawn_reason            *string
+	warnings                    *[]string
+	appendwarnings              []string
+	funded_deal_id              *uuid.UUID
+	stipulations_outstanding    *int
+	addstipulations_outstanding *int
+	renewal_of_deal_id          *uuid.UUID
+	is_renewal                  *bool
+	amount_band                 *int
+	addamount_band              *int
+	industry_key                *string
+	clearedFields               map[string]struct{}
+	organization                *uuid.UUID
+	clearedorganization         bool
+	lead                        *uuid.UUID
+	clearedlead                 bool
+	lender                      *uuid.UUID
+	clearedlender               bool
+	deals                       map[uuid.UUID]struct{}
+	removeddeals                map[uuid.UUID]struct{}
+	cleareddeals                bool
+	done                        bool
+	oldValue                    func(context.Context) (*Application, error)
+	predicates                  []predicate.Application
 }
 
 var _ ent.Mutation = (*ApplicationMutation)(nil)
@@ -5303,6 +6310,266 @@ func (m *ApplicationMutation) ResetFundedDealID() {
 	delete(m.clearedFields, application.FieldFundedDealID)
 }
 
+// SetStipulationsOutstanding sets the "stipulations_outstanding" field.
+func (m *ApplicationMutation) SetStipulationsOutstanding(i int) {
+	m.stipulations_outstanding = &i
+	m.addstipulations_outstanding = nil
+}
+
+// StipulationsOutstanding returns the value of the "stipulations_outstanding" field in the mutation.
+func (m *ApplicationMutation) StipulationsOutstanding() (r int, exists bool) {
+	v := m.stipulations_outstanding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStipulationsOutstanding returns the old "stipulations_outstanding" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldStipulationsOutstanding(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStipulationsOutstanding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStipulationsOutstanding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStipulationsOutstanding: %w", err)
+	}
+	return oldValue.StipulationsOutstanding, nil
+}
+
+// AddStipulationsOutstanding adds i to the "stipulations_outstanding" field.
+func (m *ApplicationMutation) AddStipulationsOutstanding(i int) {
+	if m.addstipulations_outstanding != nil {
+		*m.addstipulations_outstanding += i
+	} else {
+		m.addstipulations_outstanding = &i
+	}
+}
+
+// AddedStipulationsOutstanding returns the value that was added to the "stipulations_outstanding" field in this mutation.
+func (m *ApplicationMutation) AddedStipulationsOutstanding() (r int, exists bool) {
+	v := m.addstipulations_outstanding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStipulationsOutstanding resets all changes to the "stipulations_outstanding" field.
+func (m *ApplicationMutation) ResetStipulationsOutstanding() {
+	m.stipulations_outstanding = nil
+	m.addstipulations_outstanding = nil
+}
+
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (m *ApplicationMutation) SetRenewalOfDealID(u uuid.UUID) {
+	m.renewal_of_deal_id = &u
+}
+
+// RenewalOfDealID returns the value of the "renewal_of_deal_id" field in the mutation.
+func (m *ApplicationMutation) RenewalOfDealID() (r uuid.UUID, exists bool) {
+	v := m.renewal_of_deal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalOfDealID returns the old "renewal_of_deal_id" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldRenewalOfDealID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalOfDealID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalOfDealID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalOfDealID: %w", err)
+	}
+	return oldValue.RenewalOfDealID, nil
+}
+
+// ClearRenewalOfDealID clears the value of the "renewal_of_deal_id" field.
+func (m *ApplicationMutation) ClearRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	m.clearedFields[application.FieldRenewalOfDealID] = struct{}{}
+}
+
+// RenewalOfDealIDCleared returns if the "renewal_of_deal_id" field was cleared in this mutation.
+func (m *ApplicationMutation) RenewalOfDealIDCleared() bool {
+	_, ok := m.clearedFields[application.FieldRenewalOfDealID]
+	return ok
+}
+
+// ResetRenewalOfDealID resets all changes to the "renewal_of_deal_id" field.
+func (m *ApplicationMutation) ResetRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	delete(m.clearedFields, application.FieldRenewalOfDealID)
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (m *ApplicationMutation) SetIsRenewal(b bool) {
+	m.is_renewal = &b
+}
+
+// IsRenewal returns the value of the "is_renewal" field in the mutation.
+func (m *ApplicationMutation) IsRenewal() (r bool, exists bool) {
+	v := m.is_renewal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsRenewal returns the old "is_renewal" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldIsRenewal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsRenewal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsRenewal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsRenewal: %w", err)
+	}
+	return oldValue.IsRenewal, nil
+}
+
+// ResetIsRenewal resets all changes to the "is_renewal" field.
+func (m *ApplicationMutation) ResetIsRenewal() {
+	m.is_renewal = nil
+}
+
+// SetAmountBand sets the "amount_band" field.
+func (m *ApplicationMutation) SetAmountBand(i int) {
+	m.amount_band = &i
+	m.addamount_band = nil
+}
+
+// AmountBand returns the value of the "amount_band" field in the mutation.
+func (m *ApplicationMutation) AmountBand() (r int, exists bool) {
+	v := m.amount_band
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmountBand returns the old "amount_band" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldAmountBand(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmountBand is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmountBand requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmountBand: %w", err)
+	}
+	return oldValue.AmountBand, nil
+}
+
+// AddAmountBand adds i to the "amount_band" field.
+func (m *ApplicationMutation) AddAmountBand(i int) {
+	if m.addamount_band != nil {
+		*m.addamount_band += i
+	} else {
+		m.addamount_band = &i
+	}
+}
+
+// AddedAmountBand returns the value that was added to the "amount_band" field in this mutation.
+func (m *ApplicationMutation) AddedAmountBand() (r int, exists bool) {
+	v := m.addamount_band
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAmountBand clears the value of the "amount_band" field.
+func (m *ApplicationMutation) ClearAmountBand() {
+	m.amount_band = nil
+	m.addamount_band = nil
+	m.clearedFields[application.FieldAmountBand] = struct{}{}
+}
+
+// AmountBandCleared returns if the "amount_band" field was cleared in this mutation.
+func (m *ApplicationMutation) AmountBandCleared() bool {
+	_, ok := m.clearedFields[application.FieldAmountBand]
+	return ok
+}
+
+// ResetAmountBand resets all changes to the "amount_band" field.
+func (m *ApplicationMutation) ResetAmountBand() {
+	m.amount_band = nil
+	m.addamount_band = nil
+	delete(m.clearedFields, application.FieldAmountBand)
+}
+
+// SetIndustryKey sets the "industry_key" field.
+func (m *ApplicationMutation) SetIndustryKey(s string) {
+	m.industry_key = &s
+}
+
+// IndustryKey returns the value of the "industry_key" field in the mutation.
+func (m *ApplicationMutation) IndustryKey() (r string, exists bool) {
+	v := m.industry_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIndustryKey returns the old "industry_key" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldIndustryKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIndustryKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIndustryKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIndustryKey: %w", err)
+	}
+	return oldValue.IndustryKey, nil
+}
+
+// ClearIndustryKey clears the value of the "industry_key" field.
+func (m *ApplicationMutation) ClearIndustryKey() {
+	m.industry_key = nil
+	m.clearedFields[application.FieldIndustryKey] = struct{}{}
+}
+
+// IndustryKeyCleared returns if the "industry_key" field was cleared in this mutation.
+func (m *ApplicationMutation) IndustryKeyCleared() bool {
+	_, ok := m.clearedFields[application.FieldIndustryKey]
+	return ok
+}
+
+// ResetIndustryKey resets all changes to the "industry_key" field.
+func (m *ApplicationMutation) ResetIndustryKey() {
+	m.industry_key = nil
+	delete(m.clearedFields, application.FieldIndustryKey)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *ApplicationMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -5485,7 +6752,7 @@ func (m *ApplicationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ApplicationMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 31)
 	if m.created_at != nil {
 		fields = append(fields, application.FieldCreatedAt)
 	}
@@ -5564,6 +6831,21 @@ func (m *ApplicationMutation) Fields() []string {
 	if m.funded_deal_id != nil {
 		fields = append(fields, application.FieldFundedDealID)
 	}
+	if m.stipulations_outstanding != nil {
+		fields = append(fields, application.FieldStipulationsOutstanding)
+	}
+	if m.renewal_of_deal_id != nil {
+		fields = append(fields, application.FieldRenewalOfDealID)
+	}
+	if m.is_renewal != nil {
+		fields = append(fields, application.FieldIsRenewal)
+	}
+	if m.amount_band != nil {
+		fields = append(fields, application.FieldAmountBand)
+	}
+	if m.industry_key != nil {
+		fields = append(fields, application.FieldIndustryKey)
+	}
 	return fields
 }
 
@@ -5624,6 +6906,16 @@ func (m *ApplicationMutation) Field(name string) (ent.Value, bool) {
 		return m.Warnings()
 	case application.FieldFundedDealID:
 		return m.FundedDealID()
+	case application.FieldStipulationsOutstanding:
+		return m.StipulationsOutstanding()
+	case application.FieldRenewalOfDealID:
+		return m.RenewalOfDealID()
+	case application.FieldIsRenewal:
+		return m.IsRenewal()
+	case application.FieldAmountBand:
+		return m.AmountBand()
+	case application.FieldIndustryKey:
+		return m.IndustryKey()
 	}
 	return nil, false
 }
@@ -5685,6 +6977,16 @@ func (m *ApplicationMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldWarnings(ctx)
 	case application.FieldFundedDealID:
 		return m.OldFundedDealID(ctx)
+	case application.FieldStipulationsOutstanding:
+		return m.OldStipulationsOutstanding(ctx)
+	case application.FieldRenewalOfDealID:
+		return m.OldRenewalOfDealID(ctx)
+	case application.FieldIsRenewal:
+		return m.OldIsRenewal(ctx)
+	case application.FieldAmountBand:
+		return m.OldAmountBand(ctx)
+	case application.FieldIndustryKey:
+		return m.OldIndustryKey(ctx)
 	}
 	return nil, fmt.Errorf("unknown Application field %s", name)
 }
@@ -5876,6 +7178,41 @@ func (m *ApplicationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFundedDealID(v)
 		return nil
+	case application.FieldStipulationsOutstanding:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStipulationsOutstanding(v)
+		return nil
+	case application.FieldRenewalOfDealID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalOfDealID(v)
+		return nil
+	case application.FieldIsRenewal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsRenewal(v)
+		return nil
+	case application.FieldAmountBand:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmountBand(v)
+		return nil
+	case application.FieldIndustryKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIndustryKey(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Application field %s", name)
 }
@@ -5899,6 +7236,12 @@ func (m *ApplicationMutation) AddedFields() []string {
 	if m.addterm_months != nil {
 		fields = append(fields, application.FieldTermMonths)
 	}
+	if m.addstipulations_outstanding != nil {
+		fields = append(fields, application.FieldStipulationsOutstanding)
+	}
+	if m.addamount_band != nil {
+		fields = append(fields, application.FieldAmountBand)
+	}
 	return fields
 }
 
@@ -5917,6 +7260,10 @@ func (m *ApplicationMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedInterestRate()
 	case application.FieldTermMonths:
 		return m.AddedTermMonths()
+	case application.FieldStipulationsOutstanding:
+		return m.AddedStipulationsOutstanding()
+	case application.FieldAmountBand:
+		return m.AddedAmountBand()
 	}
 	return nil, false
 }
@@ -5960,6 +7307,20 @@ func (m *ApplicationMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddTermMonths(v)
+		return nil
+	case application.FieldStipulationsOutstanding:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStipulationsOutstanding(v)
+		return nil
+	case application.FieldAmountBand:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmountBand(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Application numeric field %s", name)
@@ -6010,6 +7371,15 @@ func (m *ApplicationMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(application.FieldFundedDealID) {
 		fields = append(fields, application.FieldFundedDealID)
+	}
+	if m.FieldCleared(application.FieldRenewalOfDealID) {
+		fields = append(fields, application.FieldRenewalOfDealID)
+	}
+	if m.FieldCleared(application.FieldAmountBand) {
+		fields = append(fields, application.FieldAmountBand)
+	}
+	if m.FieldCleared(application.FieldIndustryKey) {
+		fields = append(fields, application.FieldIndustryKey)
 	}
 	return fields
 }
@@ -6066,6 +7436,15 @@ func (m *ApplicationMutation) ClearField(name string) error {
 		return nil
 	case application.FieldFundedDealID:
 		m.ClearFundedDealID()
+		return nil
+	case application.FieldRenewalOfDealID:
+		m.ClearRenewalOfDealID()
+		return nil
+	case application.FieldAmountBand:
+		m.ClearAmountBand()
+		return nil
+	case application.FieldIndustryKey:
+		m.ClearIndustryKey()
 		return nil
 	}
 	return fmt.Errorf("unknown Application nullable field %s", name)
@@ -6152,6 +7531,21 @@ func (m *ApplicationMutation) ResetField(name string) error {
 		return nil
 	case application.FieldFundedDealID:
 		m.ResetFundedDealID()
+		return nil
+	case application.FieldStipulationsOutstanding:
+		m.ResetStipulationsOutstanding()
+		return nil
+	case application.FieldRenewalOfDealID:
+		m.ResetRenewalOfDealID()
+		return nil
+	case application.FieldIsRenewal:
+		m.ResetIsRenewal()
+		return nil
+	case application.FieldAmountBand:
+		m.ResetAmountBand()
+		return nil
+	case application.FieldIndustryKey:
+		m.ResetIndustryKey()
 		return nil
 	}
 	return fmt.Errorf("unknown Application field %s", name)
@@ -6309,6 +7703,8 @@ type AuditEventMutation struct {
 	request_id          *string
 	fields              *[]string
 	appendfields        []string
+	email               *string
+	client_ip           *string
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -6751,6 +8147,104 @@ func (m *AuditEventMutation) ResetFields() {
 	delete(m.clearedFields, auditevent.FieldFields)
 }
 
+// SetEmail sets the "email" field.
+func (m *AuditEventMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *AuditEventMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ClearEmail clears the value of the "email" field.
+func (m *AuditEventMutation) ClearEmail() {
+	m.email = nil
+	m.clearedFields[auditevent.FieldEmail] = struct{}{}
+}
+
+// EmailCleared returns if the "email" field was cleared in this mutation.
+func (m *AuditEventMutation) EmailCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldEmail]
+	return ok
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *AuditEventMutation) ResetEmail() {
+	m.email = nil
+	delete(m.clearedFields, auditevent.FieldEmail)
+}
+
+// SetClientIP sets the "client_ip" field.
+func (m *AuditEventMutation) SetClientIP(s string) {
+	m.client_ip = &s
+}
+
+// ClientIP returns the value of the "client_ip" field in the mutation.
+func (m *AuditEventMutation) ClientIP() (r string, exists bool) {
+	v := m.client_ip
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientIP returns the old "client_ip" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldClientIP(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientIP is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientIP requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientIP: %w", err)
+	}
+	return oldValue.ClientIP, nil
+}
+
+// ClearClientIP clears the value of the "client_ip" field.
+func (m *AuditEventMutation) ClearClientIP() {
+	m.client_ip = nil
+	m.clearedFields[auditevent.FieldClientIP] = struct{}{}
+}
+
+// ClientIPCleared returns if the "client_ip" field was cleared in this mutation.
+func (m *AuditEventMutation) ClientIPCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldClientIP]
+	return ok
+}
+
+// ResetClientIP resets all changes to the "client_ip" field.
+func (m *AuditEventMutation) ResetClientIP() {
+	m.client_ip = nil
+	delete(m.clearedFields, auditevent.FieldClientIP)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *AuditEventMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -6825,7 +8319,7 @@ func (m *AuditEventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AuditEventMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 10)
 	if m.organization != nil {
 		fields = append(fields, auditevent.FieldOrgID)
 	}
@@ -6849,6 +8343,12 @@ func (m *AuditEventMutation) Fields() []string {
 	}
 	if m.fields != nil {
 		fields = append(fields, auditevent.FieldFields)
+	}
+	if m.email != nil {
+		fields = append(fields, auditevent.FieldEmail)
+	}
+	if m.client_ip != nil {
+		fields = append(fields, auditevent.FieldClientIP)
 	}
 	return fields
 }
@@ -6874,6 +8374,10 @@ func (m *AuditEventMutation) Field(name string) (ent.Value, bool) {
 		return m.RequestID()
 	case auditevent.FieldFields:
 		return m.GetFields()
+	case auditevent.FieldEmail:
+		return m.Email()
+	case auditevent.FieldClientIP:
+		return m.ClientIP()
 	}
 	return nil, false
 }
@@ -6899,6 +8403,10 @@ func (m *AuditEventMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldRequestID(ctx)
 	case auditevent.FieldFields:
 		return m.OldFields(ctx)
+	case auditevent.FieldEmail:
+		return m.OldEmail(ctx)
+	case auditevent.FieldClientIP:
+		return m.OldClientIP(ctx)
 	}
 	return nil, fmt.Errorf("unknown AuditEvent field %s", name)
 }
@@ -6964,6 +8472,20 @@ func (m *AuditEventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFields(v)
 		return nil
+	case auditevent.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case auditevent.FieldClientIP:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientIP(v)
+		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent field %s", name)
 }
@@ -7000,6 +8522,12 @@ func (m *AuditEventMutation) ClearedFields() []string {
 	if m.FieldCleared(auditevent.FieldFields) {
 		fields = append(fields, auditevent.FieldFields)
 	}
+	if m.FieldCleared(auditevent.FieldEmail) {
+		fields = append(fields, auditevent.FieldEmail)
+	}
+	if m.FieldCleared(auditevent.FieldClientIP) {
+		fields = append(fields, auditevent.FieldClientIP)
+	}
 	return fields
 }
 
@@ -7019,6 +8547,12 @@ func (m *AuditEventMutation) ClearField(name string) error {
 		return nil
 	case auditevent.FieldFields:
 		m.ClearFields()
+		return nil
+	case auditevent.FieldEmail:
+		m.ClearEmail()
+		return nil
+	case auditevent.FieldClientIP:
+		m.ClearClientIP()
 		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent nullable field %s", name)
@@ -7051,6 +8585,12 @@ func (m *AuditEventMutation) ResetField(name string) error {
 		return nil
 	case auditevent.FieldFields:
 		m.ResetFields()
+		return nil
+	case auditevent.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case auditevent.FieldClientIP:
+		m.ResetClientIP()
 		return nil
 	}
 	return fmt.Errorf("unknown AuditEvent field %s", name)
@@ -11954,6 +13494,8 @@ type CommissionMutation struct {
 	lead_id             *uuid.UUID
 	lender_id           *uuid.UUID
 	advisor_id          *uuid.UUID
+	renewal_of_deal_id  *uuid.UUID
+	is_renewal          *bool
 	expected_amount     *money.Amount
 	addexpected_amount  *money.Amount
 	paid_amount         *money.Amount
@@ -12341,6 +13883,91 @@ func (m *CommissionMutation) ResetAdvisorID() {
 	delete(m.clearedFields, commission.FieldAdvisorID)
 }
 
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (m *CommissionMutation) SetRenewalOfDealID(u uuid.UUID) {
+	m.renewal_of_deal_id = &u
+}
+
+// RenewalOfDealID returns the value of the "renewal_of_deal_id" field in the mutation.
+func (m *CommissionMutation) RenewalOfDealID() (r uuid.UUID, exists bool) {
+	v := m.renewal_of_deal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalOfDealID returns the old "renewal_of_deal_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldRenewalOfDealID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalOfDealID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalOfDealID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalOfDealID: %w", err)
+	}
+	return oldValue.RenewalOfDealID, nil
+}
+
+// ClearRenewalOfDealID clears the value of the "renewal_of_deal_id" field.
+func (m *CommissionMutation) ClearRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	m.clearedFields[commission.FieldRenewalOfDealID] = struct{}{}
+}
+
+// RenewalOfDealIDCleared returns if the "renewal_of_deal_id" field was cleared in this mutation.
+func (m *CommissionMutation) RenewalOfDealIDCleared() bool {
+	_, ok := m.clearedFields[commission.FieldRenewalOfDealID]
+	return ok
+}
+
+// ResetRenewalOfDealID resets all changes to the "renewal_of_deal_id" field.
+func (m *CommissionMutation) ResetRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	delete(m.clearedFields, commission.FieldRenewalOfDealID)
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (m *CommissionMutation) SetIsRenewal(b bool) {
+	m.is_renewal = &b
+}
+
+// IsRenewal returns the value of the "is_renewal" field in the mutation.
+func (m *CommissionMutation) IsRenewal() (r bool, exists bool) {
+	v := m.is_renewal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsRenewal returns the old "is_renewal" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldIsRenewal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsRenewal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsRenewal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsRenewal: %w", err)
+	}
+	return oldValue.IsRenewal, nil
+}
+
+// ResetIsRenewal resets all changes to the "is_renewal" field.
+func (m *CommissionMutation) ResetIsRenewal() {
+	m.is_renewal = nil
+}
+
 // SetExpectedAmount sets the "expected_amount" field.
 func (m *CommissionMutation) SetExpectedAmount(value money.Amount) {
 	m.expected_amount = &value
@@ -12644,7 +14271,7 @@ func (m *CommissionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CommissionMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, commission.FieldCreatedAt)
 	}
@@ -12665,6 +14292,12 @@ func (m *CommissionMutation) Fields() []string {
 	}
 	if m.advisor_id != nil {
 		fields = append(fields, commission.FieldAdvisorID)
+	}
+	if m.renewal_of_deal_id != nil {
+		fields = append(fields, commission.FieldRenewalOfDealID)
+	}
+	if m.is_renewal != nil {
+		fields = append(fields, commission.FieldIsRenewal)
 	}
 	if m.expected_amount != nil {
 		fields = append(fields, commission.FieldExpectedAmount)
@@ -12697,6 +14330,10 @@ func (m *CommissionMutation) Field(name string) (ent.Value, bool) {
 		return m.LenderID()
 	case commission.FieldAdvisorID:
 		return m.AdvisorID()
+	case commission.FieldRenewalOfDealID:
+		return m.RenewalOfDealID()
+	case commission.FieldIsRenewal:
+		return m.IsRenewal()
 	case commission.FieldExpectedAmount:
 		return m.ExpectedAmount()
 	case commission.FieldPaidAmount:
@@ -12726,6 +14363,10 @@ func (m *CommissionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldLenderID(ctx)
 	case commission.FieldAdvisorID:
 		return m.OldAdvisorID(ctx)
+	case commission.FieldRenewalOfDealID:
+		return m.OldRenewalOfDealID(ctx)
+	case commission.FieldIsRenewal:
+		return m.OldIsRenewal(ctx)
 	case commission.FieldExpectedAmount:
 		return m.OldExpectedAmount(ctx)
 	case commission.FieldPaidAmount:
@@ -12789,6 +14430,20 @@ func (m *CommissionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAdvisorID(v)
+		return nil
+	case commission.FieldRenewalOfDealID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalOfDealID(v)
+		return nil
+	case commission.FieldIsRenewal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsRenewal(v)
 		return nil
 	case commission.FieldExpectedAmount:
 		v, ok := value.(money.Amount)
@@ -12871,6 +14526,9 @@ func (m *CommissionMutation) ClearedFields() []string {
 	if m.FieldCleared(commission.FieldAdvisorID) {
 		fields = append(fields, commission.FieldAdvisorID)
 	}
+	if m.FieldCleared(commission.FieldRenewalOfDealID) {
+		fields = append(fields, commission.FieldRenewalOfDealID)
+	}
 	return fields
 }
 
@@ -12887,6 +14545,9 @@ func (m *CommissionMutation) ClearField(name string) error {
 	switch name {
 	case commission.FieldAdvisorID:
 		m.ClearAdvisorID()
+		return nil
+	case commission.FieldRenewalOfDealID:
+		m.ClearRenewalOfDealID()
 		return nil
 	}
 	return fmt.Errorf("unknown Commission nullable field %s", name)
@@ -12916,6 +14577,12 @@ func (m *CommissionMutation) ResetField(name string) error {
 		return nil
 	case commission.FieldAdvisorID:
 		m.ResetAdvisorID()
+		return nil
+	case commission.FieldRenewalOfDealID:
+		m.ResetRenewalOfDealID()
+		return nil
+	case commission.FieldIsRenewal:
+		m.ResetIsRenewal()
 		return nil
 	case commission.FieldExpectedAmount:
 		m.ResetExpectedAmount()
@@ -14842,6 +16509,14 @@ type DealDayMutation struct {
 	addclawed_back         *money.Amount
 	outstanding            *money.Amount
 	addoutstanding         *money.Amount
+	renewal_deals          *int
+	addrenewal_deals       *int
+	renewal_amount         *money.Amount
+	addrenewal_amount      *money.Amount
+	renewal_expected       *money.Amount
+	addrenewal_expected    *money.Amount
+	renewal_paid           *money.Amount
+	addrenewal_paid        *money.Amount
 	clearedFields          map[string]struct{}
 	done                   bool
 	oldValue               func(context.Context) (*DealDay, error)
@@ -15482,6 +17157,230 @@ func (m *DealDayMutation) ResetOutstanding() {
 	m.addoutstanding = nil
 }
 
+// SetRenewalDeals sets the "renewal_deals" field.
+func (m *DealDayMutation) SetRenewalDeals(i int) {
+	m.renewal_deals = &i
+	m.addrenewal_deals = nil
+}
+
+// RenewalDeals returns the value of the "renewal_deals" field in the mutation.
+func (m *DealDayMutation) RenewalDeals() (r int, exists bool) {
+	v := m.renewal_deals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalDeals returns the old "renewal_deals" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldRenewalDeals(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalDeals is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalDeals requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalDeals: %w", err)
+	}
+	return oldValue.RenewalDeals, nil
+}
+
+// AddRenewalDeals adds i to the "renewal_deals" field.
+func (m *DealDayMutation) AddRenewalDeals(i int) {
+	if m.addrenewal_deals != nil {
+		*m.addrenewal_deals += i
+	} else {
+		m.addrenewal_deals = &i
+	}
+}
+
+// AddedRenewalDeals returns the value that was added to the "renewal_deals" field in this mutation.
+func (m *DealDayMutation) AddedRenewalDeals() (r int, exists bool) {
+	v := m.addrenewal_deals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRenewalDeals resets all changes to the "renewal_deals" field.
+func (m *DealDayMutation) ResetRenewalDeals() {
+	m.renewal_deals = nil
+	m.addrenewal_deals = nil
+}
+
+// SetRenewalAmount sets the "renewal_amount" field.
+func (m *DealDayMutation) SetRenewalAmount(value money.Amount) {
+	m.renewal_amount = &value
+	m.addrenewal_amount = nil
+}
+
+// RenewalAmount returns the value of the "renewal_amount" field in the mutation.
+func (m *DealDayMutation) RenewalAmount() (r money.Amount, exists bool) {
+	v := m.renewal_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalAmount returns the old "renewal_amount" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldRenewalAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalAmount: %w", err)
+	}
+	return oldValue.RenewalAmount, nil
+}
+
+// AddRenewalAmount adds value to the "renewal_amount" field.
+func (m *DealDayMutation) AddRenewalAmount(value money.Amount) {
+	if m.addrenewal_amount != nil {
+		*m.addrenewal_amount += value
+	} else {
+		m.addrenewal_amount = &value
+	}
+}
+
+// AddedRenewalAmount returns the value that was added to the "renewal_amount" field in this mutation.
+func (m *DealDayMutation) AddedRenewalAmount() (r money.Amount, exists bool) {
+	v := m.addrenewal_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRenewalAmount resets all changes to the "renewal_amount" field.
+func (m *DealDayMutation) ResetRenewalAmount() {
+	m.renewal_amount = nil
+	m.addrenewal_amount = nil
+}
+
+// SetRenewalExpected sets the "renewal_expected" field.
+func (m *DealDayMutation) SetRenewalExpected(value money.Amount) {
+	m.renewal_expected = &value
+	m.addrenewal_expected = nil
+}
+
+// RenewalExpected returns the value of the "renewal_expected" field in the mutation.
+func (m *DealDayMutation) RenewalExpected() (r money.Amount, exists bool) {
+	v := m.renewal_expected
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalExpected returns the old "renewal_expected" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldRenewalExpected(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalExpected is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalExpected requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalExpected: %w", err)
+	}
+	return oldValue.RenewalExpected, nil
+}
+
+// AddRenewalExpected adds value to the "renewal_expected" field.
+func (m *DealDayMutation) AddRenewalExpected(value money.Amount) {
+	if m.addrenewal_expected != nil {
+		*m.addrenewal_expected += value
+	} else {
+		m.addrenewal_expected = &value
+	}
+}
+
+// AddedRenewalExpected returns the value that was added to the "renewal_expected" field in this mutation.
+func (m *DealDayMutation) AddedRenewalExpected() (r money.Amount, exists bool) {
+	v := m.addrenewal_expected
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRenewalExpected resets all changes to the "renewal_expected" field.
+func (m *DealDayMutation) ResetRenewalExpected() {
+	m.renewal_expected = nil
+	m.addrenewal_expected = nil
+}
+
+// SetRenewalPaid sets the "renewal_paid" field.
+func (m *DealDayMutation) SetRenewalPaid(value money.Amount) {
+	m.renewal_paid = &value
+	m.addrenewal_paid = nil
+}
+
+// RenewalPaid returns the value of the "renewal_paid" field in the mutation.
+func (m *DealDayMutation) RenewalPaid() (r money.Amount, exists bool) {
+	v := m.renewal_paid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalPaid returns the old "renewal_paid" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldRenewalPaid(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalPaid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalPaid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalPaid: %w", err)
+	}
+	return oldValue.RenewalPaid, nil
+}
+
+// AddRenewalPaid adds value to the "renewal_paid" field.
+func (m *DealDayMutation) AddRenewalPaid(value money.Amount) {
+	if m.addrenewal_paid != nil {
+		*m.addrenewal_paid += value
+	} else {
+		m.addrenewal_paid = &value
+	}
+}
+
+// AddedRenewalPaid returns the value that was added to the "renewal_paid" field in this mutation.
+func (m *DealDayMutation) AddedRenewalPaid() (r money.Amount, exists bool) {
+	v := m.addrenewal_paid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRenewalPaid resets all changes to the "renewal_paid" field.
+func (m *DealDayMutation) ResetRenewalPaid() {
+	m.renewal_paid = nil
+	m.addrenewal_paid = nil
+}
+
 // Where appends a list predicates to the DealDayMutation builder.
 func (m *DealDayMutation) Where(ps ...predicate.DealDay) {
 	m.predicates = append(m.predicates, ps...)
@@ -15516,7 +17415,7 @@ func (m *DealDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DealDayMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 15)
 	if m.org_id != nil {
 		fields = append(fields, dealday.FieldOrgID)
 	}
@@ -15550,6 +17449,18 @@ func (m *DealDayMutation) Fields() []string {
 	if m.outstanding != nil {
 		fields = append(fields, dealday.FieldOutstanding)
 	}
+	if m.renewal_deals != nil {
+		fields = append(fields, dealday.FieldRenewalDeals)
+	}
+	if m.renewal_amount != nil {
+		fields = append(fields, dealday.FieldRenewalAmount)
+	}
+	if m.renewal_expected != nil {
+		fields = append(fields, dealday.FieldRenewalExpected)
+	}
+	if m.renewal_paid != nil {
+		fields = append(fields, dealday.FieldRenewalPaid)
+	}
 	return fields
 }
 
@@ -15580,6 +17491,14 @@ func (m *DealDayMutation) Field(name string) (ent.Value, bool) {
 		return m.ClawedBack()
 	case dealday.FieldOutstanding:
 		return m.Outstanding()
+	case dealday.FieldRenewalDeals:
+		return m.RenewalDeals()
+	case dealday.FieldRenewalAmount:
+		return m.RenewalAmount()
+	case dealday.FieldRenewalExpected:
+		return m.RenewalExpected()
+	case dealday.FieldRenewalPaid:
+		return m.RenewalPaid()
 	}
 	return nil, false
 }
@@ -15611,6 +17530,14 @@ func (m *DealDayMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldClawedBack(ctx)
 	case dealday.FieldOutstanding:
 		return m.OldOutstanding(ctx)
+	case dealday.FieldRenewalDeals:
+		return m.OldRenewalDeals(ctx)
+	case dealday.FieldRenewalAmount:
+		return m.OldRenewalAmount(ctx)
+	case dealday.FieldRenewalExpected:
+		return m.OldRenewalExpected(ctx)
+	case dealday.FieldRenewalPaid:
+		return m.OldRenewalPaid(ctx)
 	}
 	return nil, fmt.Errorf("unknown DealDay field %s", name)
 }
@@ -15697,6 +17624,34 @@ func (m *DealDayMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOutstanding(v)
 		return nil
+	case dealday.FieldRenewalDeals:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalDeals(v)
+		return nil
+	case dealday.FieldRenewalAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalAmount(v)
+		return nil
+	case dealday.FieldRenewalExpected:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalExpected(v)
+		return nil
+	case dealday.FieldRenewalPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalPaid(v)
+		return nil
 	}
 	return fmt.Errorf("unknown DealDay field %s", name)
 }
@@ -15726,6 +17681,18 @@ func (m *DealDayMutation) AddedFields() []string {
 	if m.addoutstanding != nil {
 		fields = append(fields, dealday.FieldOutstanding)
 	}
+	if m.addrenewal_deals != nil {
+		fields = append(fields, dealday.FieldRenewalDeals)
+	}
+	if m.addrenewal_amount != nil {
+		fields = append(fields, dealday.FieldRenewalAmount)
+	}
+	if m.addrenewal_expected != nil {
+		fields = append(fields, dealday.FieldRenewalExpected)
+	}
+	if m.addrenewal_paid != nil {
+		fields = append(fields, dealday.FieldRenewalPaid)
+	}
 	return fields
 }
 
@@ -15748,6 +17715,14 @@ func (m *DealDayMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedClawedBack()
 	case dealday.FieldOutstanding:
 		return m.AddedOutstanding()
+	case dealday.FieldRenewalDeals:
+		return m.AddedRenewalDeals()
+	case dealday.FieldRenewalAmount:
+		return m.AddedRenewalAmount()
+	case dealday.FieldRenewalExpected:
+		return m.AddedRenewalExpected()
+	case dealday.FieldRenewalPaid:
+		return m.AddedRenewalPaid()
 	}
 	return nil, false
 }
@@ -15805,6 +17780,34 @@ func (m *DealDayMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddOutstanding(v)
+		return nil
+	case dealday.FieldRenewalDeals:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRenewalDeals(v)
+		return nil
+	case dealday.FieldRenewalAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRenewalAmount(v)
+		return nil
+	case dealday.FieldRenewalExpected:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRenewalExpected(v)
+		return nil
+	case dealday.FieldRenewalPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRenewalPaid(v)
 		return nil
 	}
 	return fmt.Errorf("unknown DealDay numeric field %s", name)
@@ -15865,6 +17868,18 @@ func (m *DealDayMutation) ResetField(name string) error {
 		return nil
 	case dealday.FieldOutstanding:
 		m.ResetOutstanding()
+		return nil
+	case dealday.FieldRenewalDeals:
+		m.ResetRenewalDeals()
+		return nil
+	case dealday.FieldRenewalAmount:
+		m.ResetRenewalAmount()
+		return nil
+	case dealday.FieldRenewalExpected:
+		m.ResetRenewalExpected()
+		return nil
+	case dealday.FieldRenewalPaid:
+		m.ResetRenewalPaid()
 		return nil
 	}
 	return fmt.Errorf("unknown DealDay field %s", name)
@@ -20977,6 +22992,11 @@ type FundedDealMutation struct {
 	addexpected_commission *money.Amount
 	commission_id          *uuid.UUID
 	funded_at              *time.Time
+	renewal_eligible_at    *time.Time
+	renewal_announced_at   *time.Time
+	renewal_superseded     *bool
+	renewal_of_deal_id     *uuid.UUID
+	is_renewal             *bool
 	clearedFields          map[string]struct{}
 	organization           *uuid.UUID
 	clearedorganization    bool
@@ -21850,6 +23870,225 @@ func (m *FundedDealMutation) ResetFundedAt() {
 	m.funded_at = nil
 }
 
+// SetRenewalEligibleAt sets the "renewal_eligible_at" field.
+func (m *FundedDealMutation) SetRenewalEligibleAt(t time.Time) {
+	m.renewal_eligible_at = &t
+}
+
+// RenewalEligibleAt returns the value of the "renewal_eligible_at" field in the mutation.
+func (m *FundedDealMutation) RenewalEligibleAt() (r time.Time, exists bool) {
+	v := m.renewal_eligible_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalEligibleAt returns the old "renewal_eligible_at" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldRenewalEligibleAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalEligibleAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalEligibleAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalEligibleAt: %w", err)
+	}
+	return oldValue.RenewalEligibleAt, nil
+}
+
+// ClearRenewalEligibleAt clears the value of the "renewal_eligible_at" field.
+func (m *FundedDealMutation) ClearRenewalEligibleAt() {
+	m.renewal_eligible_at = nil
+	m.clearedFields[fundeddeal.FieldRenewalEligibleAt] = struct{}{}
+}
+
+// RenewalEligibleAtCleared returns if the "renewal_eligible_at" field was cleared in this mutation.
+func (m *FundedDealMutation) RenewalEligibleAtCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldRenewalEligibleAt]
+	return ok
+}
+
+// ResetRenewalEligibleAt resets all changes to the "renewal_eligible_at" field.
+func (m *FundedDealMutation) ResetRenewalEligibleAt() {
+	m.renewal_eligible_at = nil
+	delete(m.clearedFields, fundeddeal.FieldRenewalEligibleAt)
+}
+
+// SetRenewalAnnouncedAt sets the "renewal_announced_at" field.
+func (m *FundedDealMutation) SetRenewalAnnouncedAt(t time.Time) {
+	m.renewal_announced_at = &t
+}
+
+// RenewalAnnouncedAt returns the value of the "renewal_announced_at" field in the mutation.
+func (m *FundedDealMutation) RenewalAnnouncedAt() (r time.Time, exists bool) {
+	v := m.renewal_announced_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalAnnouncedAt returns the old "renewal_announced_at" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldRenewalAnnouncedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalAnnouncedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalAnnouncedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalAnnouncedAt: %w", err)
+	}
+	return oldValue.RenewalAnnouncedAt, nil
+}
+
+// ClearRenewalAnnouncedAt clears the value of the "renewal_announced_at" field.
+func (m *FundedDealMutation) ClearRenewalAnnouncedAt() {
+	m.renewal_announced_at = nil
+	m.clearedFields[fundeddeal.FieldRenewalAnnouncedAt] = struct{}{}
+}
+
+// RenewalAnnouncedAtCleared returns if the "renewal_announced_at" field was cleared in this mutation.
+func (m *FundedDealMutation) RenewalAnnouncedAtCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldRenewalAnnouncedAt]
+	return ok
+}
+
+// ResetRenewalAnnouncedAt resets all changes to the "renewal_announced_at" field.
+func (m *FundedDealMutation) ResetRenewalAnnouncedAt() {
+	m.renewal_announced_at = nil
+	delete(m.clearedFields, fundeddeal.FieldRenewalAnnouncedAt)
+}
+
+// SetRenewalSuperseded sets the "renewal_superseded" field.
+func (m *FundedDealMutation) SetRenewalSuperseded(b bool) {
+	m.renewal_superseded = &b
+}
+
+// RenewalSuperseded returns the value of the "renewal_superseded" field in the mutation.
+func (m *FundedDealMutation) RenewalSuperseded() (r bool, exists bool) {
+	v := m.renewal_superseded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalSuperseded returns the old "renewal_superseded" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldRenewalSuperseded(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalSuperseded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalSuperseded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalSuperseded: %w", err)
+	}
+	return oldValue.RenewalSuperseded, nil
+}
+
+// ResetRenewalSuperseded resets all changes to the "renewal_superseded" field.
+func (m *FundedDealMutation) ResetRenewalSuperseded() {
+	m.renewal_superseded = nil
+}
+
+// SetRenewalOfDealID sets the "renewal_of_deal_id" field.
+func (m *FundedDealMutation) SetRenewalOfDealID(u uuid.UUID) {
+	m.renewal_of_deal_id = &u
+}
+
+// RenewalOfDealID returns the value of the "renewal_of_deal_id" field in the mutation.
+func (m *FundedDealMutation) RenewalOfDealID() (r uuid.UUID, exists bool) {
+	v := m.renewal_of_deal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenewalOfDealID returns the old "renewal_of_deal_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldRenewalOfDealID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenewalOfDealID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenewalOfDealID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenewalOfDealID: %w", err)
+	}
+	return oldValue.RenewalOfDealID, nil
+}
+
+// ClearRenewalOfDealID clears the value of the "renewal_of_deal_id" field.
+func (m *FundedDealMutation) ClearRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	m.clearedFields[fundeddeal.FieldRenewalOfDealID] = struct{}{}
+}
+
+// RenewalOfDealIDCleared returns if the "renewal_of_deal_id" field was cleared in this mutation.
+func (m *FundedDealMutation) RenewalOfDealIDCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldRenewalOfDealID]
+	return ok
+}
+
+// ResetRenewalOfDealID resets all changes to the "renewal_of_deal_id" field.
+func (m *FundedDealMutation) ResetRenewalOfDealID() {
+	m.renewal_of_deal_id = nil
+	delete(m.clearedFields, fundeddeal.FieldRenewalOfDealID)
+}
+
+// SetIsRenewal sets the "is_renewal" field.
+func (m *FundedDealMutation) SetIsRenewal(b bool) {
+	m.is_renewal = &b
+}
+
+// IsRenewal returns the value of the "is_renewal" field in the mutation.
+func (m *FundedDealMutation) IsRenewal() (r bool, exists bool) {
+	v := m.is_renewal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsRenewal returns the old "is_renewal" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldIsRenewal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsRenewal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsRenewal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsRenewal: %w", err)
+	}
+	return oldValue.IsRenewal, nil
+}
+
+// ResetIsRenewal resets all changes to the "is_renewal" field.
+func (m *FundedDealMutation) ResetIsRenewal() {
+	m.is_renewal = nil
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *FundedDealMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -22059,7 +24298,7 @@ func (m *FundedDealMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FundedDealMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 22)
 	if m.created_at != nil {
 		fields = append(fields, fundeddeal.FieldCreatedAt)
 	}
@@ -22111,6 +24350,21 @@ func (m *FundedDealMutation) Fields() []string {
 	if m.funded_at != nil {
 		fields = append(fields, fundeddeal.FieldFundedAt)
 	}
+	if m.renewal_eligible_at != nil {
+		fields = append(fields, fundeddeal.FieldRenewalEligibleAt)
+	}
+	if m.renewal_announced_at != nil {
+		fields = append(fields, fundeddeal.FieldRenewalAnnouncedAt)
+	}
+	if m.renewal_superseded != nil {
+		fields = append(fields, fundeddeal.FieldRenewalSuperseded)
+	}
+	if m.renewal_of_deal_id != nil {
+		fields = append(fields, fundeddeal.FieldRenewalOfDealID)
+	}
+	if m.is_renewal != nil {
+		fields = append(fields, fundeddeal.FieldIsRenewal)
+	}
 	return fields
 }
 
@@ -22153,6 +24407,16 @@ func (m *FundedDealMutation) Field(name string) (ent.Value, bool) {
 		return m.CommissionID()
 	case fundeddeal.FieldFundedAt:
 		return m.FundedAt()
+	case fundeddeal.FieldRenewalEligibleAt:
+		return m.RenewalEligibleAt()
+	case fundeddeal.FieldRenewalAnnouncedAt:
+		return m.RenewalAnnouncedAt()
+	case fundeddeal.FieldRenewalSuperseded:
+		return m.RenewalSuperseded()
+	case fundeddeal.FieldRenewalOfDealID:
+		return m.RenewalOfDealID()
+	case fundeddeal.FieldIsRenewal:
+		return m.IsRenewal()
 	}
 	return nil, false
 }
@@ -22196,6 +24460,16 @@ func (m *FundedDealMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldCommissionID(ctx)
 	case fundeddeal.FieldFundedAt:
 		return m.OldFundedAt(ctx)
+	case fundeddeal.FieldRenewalEligibleAt:
+		return m.OldRenewalEligibleAt(ctx)
+	case fundeddeal.FieldRenewalAnnouncedAt:
+		return m.OldRenewalAnnouncedAt(ctx)
+	case fundeddeal.FieldRenewalSuperseded:
+		return m.OldRenewalSuperseded(ctx)
+	case fundeddeal.FieldRenewalOfDealID:
+		return m.OldRenewalOfDealID(ctx)
+	case fundeddeal.FieldIsRenewal:
+		return m.OldIsRenewal(ctx)
 	}
 	return nil, fmt.Errorf("unknown FundedDeal field %s", name)
 }
@@ -22324,6 +24598,41 @@ func (m *FundedDealMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFundedAt(v)
 		return nil
+	case fundeddeal.FieldRenewalEligibleAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalEligibleAt(v)
+		return nil
+	case fundeddeal.FieldRenewalAnnouncedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalAnnouncedAt(v)
+		return nil
+	case fundeddeal.FieldRenewalSuperseded:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalSuperseded(v)
+		return nil
+	case fundeddeal.FieldRenewalOfDealID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenewalOfDealID(v)
+		return nil
+	case fundeddeal.FieldIsRenewal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsRenewal(v)
+		return nil
 	}
 	return fmt.Errorf("unknown FundedDeal field %s", name)
 }
@@ -22426,6 +24735,15 @@ func (m *FundedDealMutation) ClearedFields() []string {
 	if m.FieldCleared(fundeddeal.FieldPaybackAmount) {
 		fields = append(fields, fundeddeal.FieldPaybackAmount)
 	}
+	if m.FieldCleared(fundeddeal.FieldRenewalEligibleAt) {
+		fields = append(fields, fundeddeal.FieldRenewalEligibleAt)
+	}
+	if m.FieldCleared(fundeddeal.FieldRenewalAnnouncedAt) {
+		fields = append(fields, fundeddeal.FieldRenewalAnnouncedAt)
+	}
+	if m.FieldCleared(fundeddeal.FieldRenewalOfDealID) {
+		fields = append(fields, fundeddeal.FieldRenewalOfDealID)
+	}
 	return fields
 }
 
@@ -22448,6 +24766,15 @@ func (m *FundedDealMutation) ClearField(name string) error {
 		return nil
 	case fundeddeal.FieldPaybackAmount:
 		m.ClearPaybackAmount()
+		return nil
+	case fundeddeal.FieldRenewalEligibleAt:
+		m.ClearRenewalEligibleAt()
+		return nil
+	case fundeddeal.FieldRenewalAnnouncedAt:
+		m.ClearRenewalAnnouncedAt()
+		return nil
+	case fundeddeal.FieldRenewalOfDealID:
+		m.ClearRenewalOfDealID()
 		return nil
 	}
 	return fmt.Errorf("unknown FundedDeal nullable field %s", name)
@@ -22507,6 +24834,21 @@ func (m *FundedDealMutation) ResetField(name string) error {
 		return nil
 	case fundeddeal.FieldFundedAt:
 		m.ResetFundedAt()
+		return nil
+	case fundeddeal.FieldRenewalEligibleAt:
+		m.ResetRenewalEligibleAt()
+		return nil
+	case fundeddeal.FieldRenewalAnnouncedAt:
+		m.ResetRenewalAnnouncedAt()
+		return nil
+	case fundeddeal.FieldRenewalSuperseded:
+		m.ResetRenewalSuperseded()
+		return nil
+	case fundeddeal.FieldRenewalOfDealID:
+		m.ResetRenewalOfDealID()
+		return nil
+	case fundeddeal.FieldIsRenewal:
+		m.ResetIsRenewal()
 		return nil
 	}
 	return fmt.Errorf("unknown FundedDeal field %s", name)
@@ -31080,6 +33422,10 @@ type LeadCountMutation struct {
 	addslot       *int
 	n             *int
 	addn          *int
+	requested     *int64
+	addrequested  *int64
+	outsized      *int
+	addoutsized   *int
 	clearedFields map[string]struct{}
 	done          bool
 	oldValue      func(context.Context) (*LeadCount, error)
@@ -31381,6 +33727,118 @@ func (m *LeadCountMutation) ResetN() {
 	m.addn = nil
 }
 
+// SetRequested sets the "requested" field.
+func (m *LeadCountMutation) SetRequested(i int64) {
+	m.requested = &i
+	m.addrequested = nil
+}
+
+// Requested returns the value of the "requested" field in the mutation.
+func (m *LeadCountMutation) Requested() (r int64, exists bool) {
+	v := m.requested
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequested returns the old "requested" field's value of the LeadCount entity.
+// If the LeadCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadCountMutation) OldRequested(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequested is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequested requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequested: %w", err)
+	}
+	return oldValue.Requested, nil
+}
+
+// AddRequested adds i to the "requested" field.
+func (m *LeadCountMutation) AddRequested(i int64) {
+	if m.addrequested != nil {
+		*m.addrequested += i
+	} else {
+		m.addrequested = &i
+	}
+}
+
+// AddedRequested returns the value that was added to the "requested" field in this mutation.
+func (m *LeadCountMutation) AddedRequested() (r int64, exists bool) {
+	v := m.addrequested
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRequested resets all changes to the "requested" field.
+func (m *LeadCountMutation) ResetRequested() {
+	m.requested = nil
+	m.addrequested = nil
+}
+
+// SetOutsized sets the "outsized" field.
+func (m *LeadCountMutation) SetOutsized(i int) {
+	m.outsized = &i
+	m.addoutsized = nil
+}
+
+// Outsized returns the value of the "outsized" field in the mutation.
+func (m *LeadCountMutation) Outsized() (r int, exists bool) {
+	v := m.outsized
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutsized returns the old "outsized" field's value of the LeadCount entity.
+// If the LeadCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadCountMutation) OldOutsized(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutsized is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutsized requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutsized: %w", err)
+	}
+	return oldValue.Outsized, nil
+}
+
+// AddOutsized adds i to the "outsized" field.
+func (m *LeadCountMutation) AddOutsized(i int) {
+	if m.addoutsized != nil {
+		*m.addoutsized += i
+	} else {
+		m.addoutsized = &i
+	}
+}
+
+// AddedOutsized returns the value that was added to the "outsized" field in this mutation.
+func (m *LeadCountMutation) AddedOutsized() (r int, exists bool) {
+	v := m.addoutsized
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOutsized resets all changes to the "outsized" field.
+func (m *LeadCountMutation) ResetOutsized() {
+	m.outsized = nil
+	m.addoutsized = nil
+}
+
 // Where appends a list predicates to the LeadCountMutation builder.
 func (m *LeadCountMutation) Where(ps ...predicate.LeadCount) {
 	m.predicates = append(m.predicates, ps...)
@@ -31415,7 +33873,7 @@ func (m *LeadCountMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *LeadCountMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 6)
 	if m.org_id != nil {
 		fields = append(fields, leadcount.FieldOrgID)
 	}
@@ -31427,6 +33885,12 @@ func (m *LeadCountMutation) Fields() []string {
 	}
 	if m.n != nil {
 		fields = append(fields, leadcount.FieldN)
+	}
+	if m.requested != nil {
+		fields = append(fields, leadcount.FieldRequested)
+	}
+	if m.outsized != nil {
+		fields = append(fields, leadcount.FieldOutsized)
 	}
 	return fields
 }
@@ -31444,6 +33908,10 @@ func (m *LeadCountMutation) Field(name string) (ent.Value, bool) {
 		return m.Slot()
 	case leadcount.FieldN:
 		return m.N()
+	case leadcount.FieldRequested:
+		return m.Requested()
+	case leadcount.FieldOutsized:
+		return m.Outsized()
 	}
 	return nil, false
 }
@@ -31461,6 +33929,10 @@ func (m *LeadCountMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldSlot(ctx)
 	case leadcount.FieldN:
 		return m.OldN(ctx)
+	case leadcount.FieldRequested:
+		return m.OldRequested(ctx)
+	case leadcount.FieldOutsized:
+		return m.OldOutsized(ctx)
 	}
 	return nil, fmt.Errorf("unknown LeadCount field %s", name)
 }
@@ -31498,6 +33970,20 @@ func (m *LeadCountMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetN(v)
 		return nil
+	case leadcount.FieldRequested:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequested(v)
+		return nil
+	case leadcount.FieldOutsized:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutsized(v)
+		return nil
 	}
 	return fmt.Errorf("unknown LeadCount field %s", name)
 }
@@ -31512,6 +33998,12 @@ func (m *LeadCountMutation) AddedFields() []string {
 	if m.addn != nil {
 		fields = append(fields, leadcount.FieldN)
 	}
+	if m.addrequested != nil {
+		fields = append(fields, leadcount.FieldRequested)
+	}
+	if m.addoutsized != nil {
+		fields = append(fields, leadcount.FieldOutsized)
+	}
 	return fields
 }
 
@@ -31524,6 +34016,10 @@ func (m *LeadCountMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedSlot()
 	case leadcount.FieldN:
 		return m.AddedN()
+	case leadcount.FieldRequested:
+		return m.AddedRequested()
+	case leadcount.FieldOutsized:
+		return m.AddedOutsized()
 	}
 	return nil, false
 }
@@ -31546,6 +34042,20 @@ func (m *LeadCountMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddN(v)
+		return nil
+	case leadcount.FieldRequested:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRequested(v)
+		return nil
+	case leadcount.FieldOutsized:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOutsized(v)
 		return nil
 	}
 	return fmt.Errorf("unknown LeadCount numeric field %s", name)
@@ -31594,6 +34104,12 @@ func (m *LeadCountMutation) ResetField(name string) error {
 		return nil
 	case leadcount.FieldN:
 		m.ResetN()
+		return nil
+	case leadcount.FieldRequested:
+		m.ResetRequested()
+		return nil
+	case leadcount.FieldOutsized:
+		m.ResetOutsized()
 		return nil
 	}
 	return fmt.Errorf("unknown LeadCount field %s", name)
@@ -35952,6 +38468,1534 @@ func (m *LenderDayMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LenderDay edge %s", name)
 }
 
+// NoteMutation represents an operation that mutates the Note nodes in the graph.
+type NoteMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	lead_id             *uuid.UUID
+	body                *string
+	author_id           *uuid.UUID
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Note, error)
+	predicates          []predicate.Note
+}
+
+var _ ent.Mutation = (*NoteMutation)(nil)
+
+// noteOption allows management of the mutation configuration using functional options.
+type noteOption func(*NoteMutation)
+
+// newNoteMutation creates new mutation for the Note entity.
+func newNoteMutation(c config, op Op, opts ...noteOption) *NoteMutation {
+	m := &NoteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNote,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNoteID sets the ID field of the mutation.
+func withNoteID(id uuid.UUID) noteOption {
+	return func(m *NoteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Note
+		)
+		m.oldValue = func(ctx context.Context) (*Note, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Note.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNote sets the old Note of the mutation.
+func withNote(node *Note) noteOption {
+	return func(m *NoteMutation) {
+		m.oldValue = func(context.Context) (*Note, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NoteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NoteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Note entities.
+func (m *NoteMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NoteMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NoteMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Note.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NoteMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NoteMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NoteMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NoteMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NoteMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NoteMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *NoteMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *NoteMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *NoteMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *NoteMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *NoteMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *NoteMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetBody sets the "body" field.
+func (m *NoteMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *NoteMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *NoteMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetAuthorID sets the "author_id" field.
+func (m *NoteMutation) SetAuthorID(u uuid.UUID) {
+	m.author_id = &u
+}
+
+// AuthorID returns the value of the "author_id" field in the mutation.
+func (m *NoteMutation) AuthorID() (r uuid.UUID, exists bool) {
+	v := m.author_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorID returns the old "author_id" field's value of the Note entity.
+// If the Note object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NoteMutation) OldAuthorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorID: %w", err)
+	}
+	return oldValue.AuthorID, nil
+}
+
+// ClearAuthorID clears the value of the "author_id" field.
+func (m *NoteMutation) ClearAuthorID() {
+	m.author_id = nil
+	m.clearedFields[note.FieldAuthorID] = struct{}{}
+}
+
+// AuthorIDCleared returns if the "author_id" field was cleared in this mutation.
+func (m *NoteMutation) AuthorIDCleared() bool {
+	_, ok := m.clearedFields[note.FieldAuthorID]
+	return ok
+}
+
+// ResetAuthorID resets all changes to the "author_id" field.
+func (m *NoteMutation) ResetAuthorID() {
+	m.author_id = nil
+	delete(m.clearedFields, note.FieldAuthorID)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *NoteMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *NoteMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[note.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *NoteMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *NoteMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *NoteMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *NoteMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the NoteMutation builder.
+func (m *NoteMutation) Where(ps ...predicate.Note) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NoteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NoteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Note, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NoteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NoteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Note).
+func (m *NoteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NoteMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, note.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, note.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, note.FieldOrgID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, note.FieldLeadID)
+	}
+	if m.body != nil {
+		fields = append(fields, note.FieldBody)
+	}
+	if m.author_id != nil {
+		fields = append(fields, note.FieldAuthorID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NoteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case note.FieldCreatedAt:
+		return m.CreatedAt()
+	case note.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case note.FieldOrgID:
+		return m.OrgID()
+	case note.FieldLeadID:
+		return m.LeadID()
+	case note.FieldBody:
+		return m.Body()
+	case note.FieldAuthorID:
+		return m.AuthorID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NoteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case note.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case note.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case note.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case note.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case note.FieldBody:
+		return m.OldBody(ctx)
+	case note.FieldAuthorID:
+		return m.OldAuthorID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Note field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NoteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case note.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case note.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case note.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case note.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case note.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case note.FieldAuthorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Note field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NoteMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NoteMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NoteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Note numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NoteMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(note.FieldAuthorID) {
+		fields = append(fields, note.FieldAuthorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NoteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NoteMutation) ClearField(name string) error {
+	switch name {
+	case note.FieldAuthorID:
+		m.ClearAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown Note nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NoteMutation) ResetField(name string) error {
+	switch name {
+	case note.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case note.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case note.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case note.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case note.FieldBody:
+		m.ResetBody()
+		return nil
+	case note.FieldAuthorID:
+		m.ResetAuthorID()
+		return nil
+	}
+	return fmt.Errorf("unknown Note field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NoteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, note.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NoteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case note.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NoteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NoteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NoteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, note.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NoteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case note.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NoteMutation) ClearEdge(name string) error {
+	switch name {
+	case note.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Note unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NoteMutation) ResetEdge(name string) error {
+	switch name {
+	case note.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Note edge %s", name)
+}
+
+// NotificationMutation represents an operation that mutates the Notification nodes in the graph.
+type NotificationMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	user_id             *uuid.UUID
+	kind                *string
+	at                  *time.Time
+	record_id           *uuid.UUID
+	lead_id             *uuid.UUID
+	summary             *string
+	read_at             *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Notification, error)
+	predicates          []predicate.Notification
+}
+
+var _ ent.Mutation = (*NotificationMutation)(nil)
+
+// notificationOption allows management of the mutation configuration using functional options.
+type notificationOption func(*NotificationMutation)
+
+// newNotificationMutation creates new mutation for the Notification entity.
+func newNotificationMutation(c config, op Op, opts ...notificationOption) *NotificationMutation {
+	m := &NotificationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNotification,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNotificationID sets the ID field of the mutation.
+func withNotificationID(id uuid.UUID) notificationOption {
+	return func(m *NotificationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Notification
+		)
+		m.oldValue = func(ctx context.Context) (*Notification, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Notification.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNotification sets the old Notification of the mutation.
+func withNotification(node *Notification) notificationOption {
+	return func(m *NotificationMutation) {
+		m.oldValue = func(context.Context) (*Notification, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NotificationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NotificationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Notification entities.
+func (m *NotificationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NotificationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NotificationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Notification.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *NotificationMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *NotificationMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *NotificationMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *NotificationMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *NotificationMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *NotificationMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *NotificationMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *NotificationMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *NotificationMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAt sets the "at" field.
+func (m *NotificationMutation) SetAt(t time.Time) {
+	m.at = &t
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *NotificationMutation) At() (r time.Time, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *NotificationMutation) ResetAt() {
+	m.at = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *NotificationMutation) SetRecordID(u uuid.UUID) {
+	m.record_id = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *NotificationMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldRecordID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ClearRecordID clears the value of the "record_id" field.
+func (m *NotificationMutation) ClearRecordID() {
+	m.record_id = nil
+	m.clearedFields[notification.FieldRecordID] = struct{}{}
+}
+
+// RecordIDCleared returns if the "record_id" field was cleared in this mutation.
+func (m *NotificationMutation) RecordIDCleared() bool {
+	_, ok := m.clearedFields[notification.FieldRecordID]
+	return ok
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *NotificationMutation) ResetRecordID() {
+	m.record_id = nil
+	delete(m.clearedFields, notification.FieldRecordID)
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *NotificationMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *NotificationMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldLeadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (m *NotificationMutation) ClearLeadID() {
+	m.lead_id = nil
+	m.clearedFields[notification.FieldLeadID] = struct{}{}
+}
+
+// LeadIDCleared returns if the "lead_id" field was cleared in this mutation.
+func (m *NotificationMutation) LeadIDCleared() bool {
+	_, ok := m.clearedFields[notification.FieldLeadID]
+	return ok
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *NotificationMutation) ResetLeadID() {
+	m.lead_id = nil
+	delete(m.clearedFields, notification.FieldLeadID)
+}
+
+// SetSummary sets the "summary" field.
+func (m *NotificationMutation) SetSummary(s string) {
+	m.summary = &s
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *NotificationMutation) Summary() (r string, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldSummary(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *NotificationMutation) ResetSummary() {
+	m.summary = nil
+}
+
+// SetReadAt sets the "read_at" field.
+func (m *NotificationMutation) SetReadAt(t time.Time) {
+	m.read_at = &t
+}
+
+// ReadAt returns the value of the "read_at" field in the mutation.
+func (m *NotificationMutation) ReadAt() (r time.Time, exists bool) {
+	v := m.read_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReadAt returns the old "read_at" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldReadAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReadAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReadAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReadAt: %w", err)
+	}
+	return oldValue.ReadAt, nil
+}
+
+// ClearReadAt clears the value of the "read_at" field.
+func (m *NotificationMutation) ClearReadAt() {
+	m.read_at = nil
+	m.clearedFields[notification.FieldReadAt] = struct{}{}
+}
+
+// ReadAtCleared returns if the "read_at" field was cleared in this mutation.
+func (m *NotificationMutation) ReadAtCleared() bool {
+	_, ok := m.clearedFields[notification.FieldReadAt]
+	return ok
+}
+
+// ResetReadAt resets all changes to the "read_at" field.
+func (m *NotificationMutation) ResetReadAt() {
+	m.read_at = nil
+	delete(m.clearedFields, notification.FieldReadAt)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *NotificationMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *NotificationMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[notification.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *NotificationMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *NotificationMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *NotificationMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *NotificationMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the NotificationMutation builder.
+func (m *NotificationMutation) Where(ps ...predicate.Notification) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NotificationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NotificationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Notification, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NotificationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NotificationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Notification).
+func (m *NotificationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NotificationMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.organization != nil {
+		fields = append(fields, notification.FieldOrgID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, notification.FieldUserID)
+	}
+	if m.kind != nil {
+		fields = append(fields, notification.FieldKind)
+	}
+	if m.at != nil {
+		fields = append(fields, notification.FieldAt)
+	}
+	if m.record_id != nil {
+		fields = append(fields, notification.FieldRecordID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, notification.FieldLeadID)
+	}
+	if m.summary != nil {
+		fields = append(fields, notification.FieldSummary)
+	}
+	if m.read_at != nil {
+		fields = append(fields, notification.FieldReadAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NotificationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case notification.FieldOrgID:
+		return m.OrgID()
+	case notification.FieldUserID:
+		return m.UserID()
+	case notification.FieldKind:
+		return m.Kind()
+	case notification.FieldAt:
+		return m.At()
+	case notification.FieldRecordID:
+		return m.RecordID()
+	case notification.FieldLeadID:
+		return m.LeadID()
+	case notification.FieldSummary:
+		return m.Summary()
+	case notification.FieldReadAt:
+		return m.ReadAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NotificationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case notification.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case notification.FieldUserID:
+		return m.OldUserID(ctx)
+	case notification.FieldKind:
+		return m.OldKind(ctx)
+	case notification.FieldAt:
+		return m.OldAt(ctx)
+	case notification.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case notification.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case notification.FieldSummary:
+		return m.OldSummary(ctx)
+	case notification.FieldReadAt:
+		return m.OldReadAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Notification field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NotificationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case notification.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case notification.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case notification.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case notification.FieldAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	case notification.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case notification.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case notification.FieldSummary:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case notification.FieldReadAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReadAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Notification field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NotificationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NotificationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NotificationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Notification numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NotificationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(notification.FieldRecordID) {
+		fields = append(fields, notification.FieldRecordID)
+	}
+	if m.FieldCleared(notification.FieldLeadID) {
+		fields = append(fields, notification.FieldLeadID)
+	}
+	if m.FieldCleared(notification.FieldReadAt) {
+		fields = append(fields, notification.FieldReadAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NotificationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NotificationMutation) ClearField(name string) error {
+	switch name {
+	case notification.FieldRecordID:
+		m.ClearRecordID()
+		return nil
+	case notification.FieldLeadID:
+		m.ClearLeadID()
+		return nil
+	case notification.FieldReadAt:
+		m.ClearReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NotificationMutation) ResetField(name string) error {
+	switch name {
+	case notification.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case notification.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case notification.FieldKind:
+		m.ResetKind()
+		return nil
+	case notification.FieldAt:
+		m.ResetAt()
+		return nil
+	case notification.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case notification.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case notification.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case notification.FieldReadAt:
+		m.ResetReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NotificationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, notification.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NotificationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case notification.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NotificationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NotificationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NotificationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, notification.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NotificationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case notification.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NotificationMutation) ClearEdge(name string) error {
+	switch name {
+	case notification.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NotificationMutation) ResetEdge(name string) error {
+	switch name {
+	case notification.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification edge %s", name)
+}
+
 // OrganizationMutation represents an operation that mutates the Organization nodes in the graph.
 type OrganizationMutation struct {
 	config
@@ -36029,6 +40073,24 @@ type OrganizationMutation struct {
 	import_jobs                  map[uuid.UUID]struct{}
 	removedimport_jobs           map[uuid.UUID]struct{}
 	clearedimport_jobs           bool
+	activities                   map[uuid.UUID]struct{}
+	removedactivities            map[uuid.UUID]struct{}
+	clearedactivities            bool
+	notes                        map[uuid.UUID]struct{}
+	removednotes                 map[uuid.UUID]struct{}
+	clearednotes                 bool
+	tasks                        map[uuid.UUID]struct{}
+	removedtasks                 map[uuid.UUID]struct{}
+	clearedtasks                 bool
+	stipulations                 map[uuid.UUID]struct{}
+	removedstipulations          map[uuid.UUID]struct{}
+	clearedstipulations          bool
+	notifications                map[uuid.UUID]struct{}
+	removednotifications         map[uuid.UUID]struct{}
+	clearednotifications         bool
+	saved_views                  map[uuid.UUID]struct{}
+	removedsaved_views           map[uuid.UUID]struct{}
+	clearedsaved_views           bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -37537,6 +41599,330 @@ func (m *OrganizationMutation) ResetImportJobs() {
 	m.removedimport_jobs = nil
 }
 
+// AddActivityIDs adds the "activities" edge to the Activity entity by ids.
+func (m *OrganizationMutation) AddActivityIDs(ids ...uuid.UUID) {
+	if m.activities == nil {
+		m.activities = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.activities[ids[i]] = struct{}{}
+	}
+}
+
+// ClearActivities clears the "activities" edge to the Activity entity.
+func (m *OrganizationMutation) ClearActivities() {
+	m.clearedactivities = true
+}
+
+// ActivitiesCleared reports if the "activities" edge to the Activity entity was cleared.
+func (m *OrganizationMutation) ActivitiesCleared() bool {
+	return m.clearedactivities
+}
+
+// RemoveActivityIDs removes the "activities" edge to the Activity entity by IDs.
+func (m *OrganizationMutation) RemoveActivityIDs(ids ...uuid.UUID) {
+	if m.removedactivities == nil {
+		m.removedactivities = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.activities, ids[i])
+		m.removedactivities[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedActivities returns the removed IDs of the "activities" edge to the Activity entity.
+func (m *OrganizationMutation) RemovedActivitiesIDs() (ids []uuid.UUID) {
+	for id := range m.removedactivities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ActivitiesIDs returns the "activities" edge IDs in the mutation.
+func (m *OrganizationMutation) ActivitiesIDs() (ids []uuid.UUID) {
+	for id := range m.activities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetActivities resets all changes to the "activities" edge.
+func (m *OrganizationMutation) ResetActivities() {
+	m.activities = nil
+	m.clearedactivities = false
+	m.removedactivities = nil
+}
+
+// AddNoteIDs adds the "notes" edge to the Note entity by ids.
+func (m *OrganizationMutation) AddNoteIDs(ids ...uuid.UUID) {
+	if m.notes == nil {
+		m.notes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.notes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotes clears the "notes" edge to the Note entity.
+func (m *OrganizationMutation) ClearNotes() {
+	m.clearednotes = true
+}
+
+// NotesCleared reports if the "notes" edge to the Note entity was cleared.
+func (m *OrganizationMutation) NotesCleared() bool {
+	return m.clearednotes
+}
+
+// RemoveNoteIDs removes the "notes" edge to the Note entity by IDs.
+func (m *OrganizationMutation) RemoveNoteIDs(ids ...uuid.UUID) {
+	if m.removednotes == nil {
+		m.removednotes = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.notes, ids[i])
+		m.removednotes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotes returns the removed IDs of the "notes" edge to the Note entity.
+func (m *OrganizationMutation) RemovedNotesIDs() (ids []uuid.UUID) {
+	for id := range m.removednotes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotesIDs returns the "notes" edge IDs in the mutation.
+func (m *OrganizationMutation) NotesIDs() (ids []uuid.UUID) {
+	for id := range m.notes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotes resets all changes to the "notes" edge.
+func (m *OrganizationMutation) ResetNotes() {
+	m.notes = nil
+	m.clearednotes = false
+	m.removednotes = nil
+}
+
+// AddTaskIDs adds the "tasks" edge to the Task entity by ids.
+func (m *OrganizationMutation) AddTaskIDs(ids ...uuid.UUID) {
+	if m.tasks == nil {
+		m.tasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.tasks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTasks clears the "tasks" edge to the Task entity.
+func (m *OrganizationMutation) ClearTasks() {
+	m.clearedtasks = true
+}
+
+// TasksCleared reports if the "tasks" edge to the Task entity was cleared.
+func (m *OrganizationMutation) TasksCleared() bool {
+	return m.clearedtasks
+}
+
+// RemoveTaskIDs removes the "tasks" edge to the Task entity by IDs.
+func (m *OrganizationMutation) RemoveTaskIDs(ids ...uuid.UUID) {
+	if m.removedtasks == nil {
+		m.removedtasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.tasks, ids[i])
+		m.removedtasks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTasks returns the removed IDs of the "tasks" edge to the Task entity.
+func (m *OrganizationMutation) RemovedTasksIDs() (ids []uuid.UUID) {
+	for id := range m.removedtasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TasksIDs returns the "tasks" edge IDs in the mutation.
+func (m *OrganizationMutation) TasksIDs() (ids []uuid.UUID) {
+	for id := range m.tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTasks resets all changes to the "tasks" edge.
+func (m *OrganizationMutation) ResetTasks() {
+	m.tasks = nil
+	m.clearedtasks = false
+	m.removedtasks = nil
+}
+
+// AddStipulationIDs adds the "stipulations" edge to the Stipulation entity by ids.
+func (m *OrganizationMutation) AddStipulationIDs(ids ...uuid.UUID) {
+	if m.stipulations == nil {
+		m.stipulations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.stipulations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearStipulations clears the "stipulations" edge to the Stipulation entity.
+func (m *OrganizationMutation) ClearStipulations() {
+	m.clearedstipulations = true
+}
+
+// StipulationsCleared reports if the "stipulations" edge to the Stipulation entity was cleared.
+func (m *OrganizationMutation) StipulationsCleared() bool {
+	return m.clearedstipulations
+}
+
+// RemoveStipulationIDs removes the "stipulations" edge to the Stipulation entity by IDs.
+func (m *OrganizationMutation) RemoveStipulationIDs(ids ...uuid.UUID) {
+	if m.removedstipulations == nil {
+		m.removedstipulations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.stipulations, ids[i])
+		m.removedstipulations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedStipulations returns the removed IDs of the "stipulations" edge to the Stipulation entity.
+func (m *OrganizationMutation) RemovedStipulationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedstipulations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StipulationsIDs returns the "stipulations" edge IDs in the mutation.
+func (m *OrganizationMutation) StipulationsIDs() (ids []uuid.UUID) {
+	for id := range m.stipulations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetStipulations resets all changes to the "stipulations" edge.
+func (m *OrganizationMutation) ResetStipulations() {
+	m.stipulations = nil
+	m.clearedstipulations = false
+	m.removedstipulations = nil
+}
+
+// AddNotificationIDs adds the "notifications" edge to the Notification entity by ids.
+func (m *OrganizationMutation) AddNotificationIDs(ids ...uuid.UUID) {
+	if m.notifications == nil {
+		m.notifications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.notifications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotifications clears the "notifications" edge to the Notification entity.
+func (m *OrganizationMutation) ClearNotifications() {
+	m.clearednotifications = true
+}
+
+// NotificationsCleared reports if the "notifications" edge to the Notification entity was cleared.
+func (m *OrganizationMutation) NotificationsCleared() bool {
+	return m.clearednotifications
+}
+
+// RemoveNotificationIDs removes the "notifications" edge to the Notification entity by IDs.
+func (m *OrganizationMutation) RemoveNotificationIDs(ids ...uuid.UUID) {
+	if m.removednotifications == nil {
+		m.removednotifications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.notifications, ids[i])
+		m.removednotifications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotifications returns the removed IDs of the "notifications" edge to the Notification entity.
+func (m *OrganizationMutation) RemovedNotificationsIDs() (ids []uuid.UUID) {
+	for id := range m.removednotifications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotificationsIDs returns the "notifications" edge IDs in the mutation.
+func (m *OrganizationMutation) NotificationsIDs() (ids []uuid.UUID) {
+	for id := range m.notifications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotifications resets all changes to the "notifications" edge.
+func (m *OrganizationMutation) ResetNotifications() {
+	m.notifications = nil
+	m.clearednotifications = false
+	m.removednotifications = nil
+}
+
+// AddSavedViewIDs adds the "saved_views" edge to the SavedView entity by ids.
+func (m *OrganizationMutation) AddSavedViewIDs(ids ...uuid.UUID) {
+	if m.saved_views == nil {
+		m.saved_views = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.saved_views[ids[i]] = struct{}{}
+	}
+}
+
+// ClearSavedViews clears the "saved_views" edge to the SavedView entity.
+func (m *OrganizationMutation) ClearSavedViews() {
+	m.clearedsaved_views = true
+}
+
+// SavedViewsCleared reports if the "saved_views" edge to the SavedView entity was cleared.
+func (m *OrganizationMutation) SavedViewsCleared() bool {
+	return m.clearedsaved_views
+}
+
+// RemoveSavedViewIDs removes the "saved_views" edge to the SavedView entity by IDs.
+func (m *OrganizationMutation) RemoveSavedViewIDs(ids ...uuid.UUID) {
+	if m.removedsaved_views == nil {
+		m.removedsaved_views = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.saved_views, ids[i])
+		m.removedsaved_views[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedSavedViews returns the removed IDs of the "saved_views" edge to the SavedView entity.
+func (m *OrganizationMutation) RemovedSavedViewsIDs() (ids []uuid.UUID) {
+	for id := range m.removedsaved_views {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// SavedViewsIDs returns the "saved_views" edge IDs in the mutation.
+func (m *OrganizationMutation) SavedViewsIDs() (ids []uuid.UUID) {
+	for id := range m.saved_views {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetSavedViews resets all changes to the "saved_views" edge.
+func (m *OrganizationMutation) ResetSavedViews() {
+	m.saved_views = nil
+	m.clearedsaved_views = false
+	m.removedsaved_views = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -37781,7 +42167,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 27)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -37844,6 +42230,24 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.import_jobs != nil {
 		edges = append(edges, organization.EdgeImportJobs)
+	}
+	if m.activities != nil {
+		edges = append(edges, organization.EdgeActivities)
+	}
+	if m.notes != nil {
+		edges = append(edges, organization.EdgeNotes)
+	}
+	if m.tasks != nil {
+		edges = append(edges, organization.EdgeTasks)
+	}
+	if m.stipulations != nil {
+		edges = append(edges, organization.EdgeStipulations)
+	}
+	if m.notifications != nil {
+		edges = append(edges, organization.EdgeNotifications)
+	}
+	if m.saved_views != nil {
+		edges = append(edges, organization.EdgeSavedViews)
 	}
 	return edges
 }
@@ -37978,13 +42382,49 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeActivities:
+		ids := make([]ent.Value, 0, len(m.activities))
+		for id := range m.activities {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.notes))
+		for id := range m.notes {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeTasks:
+		ids := make([]ent.Value, 0, len(m.tasks))
+		for id := range m.tasks {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeStipulations:
+		ids := make([]ent.Value, 0, len(m.stipulations))
+		for id := range m.stipulations {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeNotifications:
+		ids := make([]ent.Value, 0, len(m.notifications))
+		for id := range m.notifications {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeSavedViews:
+		ids := make([]ent.Value, 0, len(m.saved_views))
+		for id := range m.saved_views {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 27)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -38047,6 +42487,24 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedimport_jobs != nil {
 		edges = append(edges, organization.EdgeImportJobs)
+	}
+	if m.removedactivities != nil {
+		edges = append(edges, organization.EdgeActivities)
+	}
+	if m.removednotes != nil {
+		edges = append(edges, organization.EdgeNotes)
+	}
+	if m.removedtasks != nil {
+		edges = append(edges, organization.EdgeTasks)
+	}
+	if m.removedstipulations != nil {
+		edges = append(edges, organization.EdgeStipulations)
+	}
+	if m.removednotifications != nil {
+		edges = append(edges, organization.EdgeNotifications)
+	}
+	if m.removedsaved_views != nil {
+		edges = append(edges, organization.EdgeSavedViews)
 	}
 	return edges
 }
@@ -38181,13 +42639,49 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeActivities:
+		ids := make([]ent.Value, 0, len(m.removedactivities))
+		for id := range m.removedactivities {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeNotes:
+		ids := make([]ent.Value, 0, len(m.removednotes))
+		for id := range m.removednotes {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeTasks:
+		ids := make([]ent.Value, 0, len(m.removedtasks))
+		for id := range m.removedtasks {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeStipulations:
+		ids := make([]ent.Value, 0, len(m.removedstipulations))
+		for id := range m.removedstipulations {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeNotifications:
+		ids := make([]ent.Value, 0, len(m.removednotifications))
+		for id := range m.removednotifications {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeSavedViews:
+		ids := make([]ent.Value, 0, len(m.removedsaved_views))
+		for id := range m.removedsaved_views {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 27)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -38251,6 +42745,24 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedimport_jobs {
 		edges = append(edges, organization.EdgeImportJobs)
 	}
+	if m.clearedactivities {
+		edges = append(edges, organization.EdgeActivities)
+	}
+	if m.clearednotes {
+		edges = append(edges, organization.EdgeNotes)
+	}
+	if m.clearedtasks {
+		edges = append(edges, organization.EdgeTasks)
+	}
+	if m.clearedstipulations {
+		edges = append(edges, organization.EdgeStipulations)
+	}
+	if m.clearednotifications {
+		edges = append(edges, organization.EdgeNotifications)
+	}
+	if m.clearedsaved_views {
+		edges = append(edges, organization.EdgeSavedViews)
+	}
 	return edges
 }
 
@@ -38300,6 +42812,18 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.cleareddocuments
 	case organization.EdgeImportJobs:
 		return m.clearedimport_jobs
+	case organization.EdgeActivities:
+		return m.clearedactivities
+	case organization.EdgeNotes:
+		return m.clearednotes
+	case organization.EdgeTasks:
+		return m.clearedtasks
+	case organization.EdgeStipulations:
+		return m.clearedstipulations
+	case organization.EdgeNotifications:
+		return m.clearednotifications
+	case organization.EdgeSavedViews:
+		return m.clearedsaved_views
 	}
 	return false
 }
@@ -38378,6 +42902,24 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeImportJobs:
 		m.ResetImportJobs()
+		return nil
+	case organization.EdgeActivities:
+		m.ResetActivities()
+		return nil
+	case organization.EdgeNotes:
+		m.ResetNotes()
+		return nil
+	case organization.EdgeTasks:
+		m.ResetTasks()
+		return nil
+	case organization.EdgeStipulations:
+		m.ResetStipulations()
+		return nil
+	case organization.EdgeNotifications:
+		m.ResetNotifications()
+		return nil
+	case organization.EdgeSavedViews:
+		m.ResetSavedViews()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
@@ -39871,6 +44413,4622 @@ func (m *PipelineStageMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown PipelineStage edge %s", name)
 }
 
+// SavedViewMutation represents an operation that mutates the SavedView nodes in the graph.
+type SavedViewMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	screen              *savedview.Screen
+	filters             *map[string]interface{}
+	shared              *bool
+	owner_id            *uuid.UUID
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*SavedView, error)
+	predicates          []predicate.SavedView
+}
+
+var _ ent.Mutation = (*SavedViewMutation)(nil)
+
+// savedviewOption allows management of the mutation configuration using functional options.
+type savedviewOption func(*SavedViewMutation)
+
+// newSavedViewMutation creates new mutation for the SavedView entity.
+func newSavedViewMutation(c config, op Op, opts ...savedviewOption) *SavedViewMutation {
+	m := &SavedViewMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSavedView,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSavedViewID sets the ID field of the mutation.
+func withSavedViewID(id uuid.UUID) savedviewOption {
+	return func(m *SavedViewMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SavedView
+		)
+		m.oldValue = func(ctx context.Context) (*SavedView, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SavedView.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSavedView sets the old SavedView of the mutation.
+func withSavedView(node *SavedView) savedviewOption {
+	return func(m *SavedViewMutation) {
+		m.oldValue = func(context.Context) (*SavedView, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SavedViewMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SavedViewMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SavedView entities.
+func (m *SavedViewMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SavedViewMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SavedViewMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SavedView.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SavedViewMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SavedViewMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SavedViewMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SavedViewMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SavedViewMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SavedViewMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *SavedViewMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *SavedViewMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *SavedViewMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetName sets the "name" field.
+func (m *SavedViewMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *SavedViewMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *SavedViewMutation) ResetName() {
+	m.name = nil
+}
+
+// SetScreen sets the "screen" field.
+func (m *SavedViewMutation) SetScreen(s savedview.Screen) {
+	m.screen = &s
+}
+
+// Screen returns the value of the "screen" field in the mutation.
+func (m *SavedViewMutation) Screen() (r savedview.Screen, exists bool) {
+	v := m.screen
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScreen returns the old "screen" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldScreen(ctx context.Context) (v savedview.Screen, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScreen is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScreen requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScreen: %w", err)
+	}
+	return oldValue.Screen, nil
+}
+
+// ResetScreen resets all changes to the "screen" field.
+func (m *SavedViewMutation) ResetScreen() {
+	m.screen = nil
+}
+
+// SetFilters sets the "filters" field.
+func (m *SavedViewMutation) SetFilters(value map[string]interface{}) {
+	m.filters = &value
+}
+
+// Filters returns the value of the "filters" field in the mutation.
+func (m *SavedViewMutation) Filters() (r map[string]interface{}, exists bool) {
+	v := m.filters
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilters returns the old "filters" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldFilters(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilters is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilters requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilters: %w", err)
+	}
+	return oldValue.Filters, nil
+}
+
+// ResetFilters resets all changes to the "filters" field.
+func (m *SavedViewMutation) ResetFilters() {
+	m.filters = nil
+}
+
+// SetShared sets the "shared" field.
+func (m *SavedViewMutation) SetShared(b bool) {
+	m.shared = &b
+}
+
+// Shared returns the value of the "shared" field in the mutation.
+func (m *SavedViewMutation) Shared() (r bool, exists bool) {
+	v := m.shared
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShared returns the old "shared" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldShared(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShared is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShared requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShared: %w", err)
+	}
+	return oldValue.Shared, nil
+}
+
+// ResetShared resets all changes to the "shared" field.
+func (m *SavedViewMutation) ResetShared() {
+	m.shared = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *SavedViewMutation) SetOwnerID(u uuid.UUID) {
+	m.owner_id = &u
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *SavedViewMutation) OwnerID() (r uuid.UUID, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the SavedView entity.
+// If the SavedView object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SavedViewMutation) OldOwnerID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *SavedViewMutation) ResetOwnerID() {
+	m.owner_id = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *SavedViewMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *SavedViewMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[savedview.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *SavedViewMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *SavedViewMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *SavedViewMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *SavedViewMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the SavedViewMutation builder.
+func (m *SavedViewMutation) Where(ps ...predicate.SavedView) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SavedViewMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SavedViewMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SavedView, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SavedViewMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SavedViewMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SavedView).
+func (m *SavedViewMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SavedViewMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, savedview.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, savedview.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, savedview.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, savedview.FieldName)
+	}
+	if m.screen != nil {
+		fields = append(fields, savedview.FieldScreen)
+	}
+	if m.filters != nil {
+		fields = append(fields, savedview.FieldFilters)
+	}
+	if m.shared != nil {
+		fields = append(fields, savedview.FieldShared)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, savedview.FieldOwnerID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SavedViewMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case savedview.FieldCreatedAt:
+		return m.CreatedAt()
+	case savedview.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case savedview.FieldOrgID:
+		return m.OrgID()
+	case savedview.FieldName:
+		return m.Name()
+	case savedview.FieldScreen:
+		return m.Screen()
+	case savedview.FieldFilters:
+		return m.Filters()
+	case savedview.FieldShared:
+		return m.Shared()
+	case savedview.FieldOwnerID:
+		return m.OwnerID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SavedViewMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case savedview.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case savedview.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case savedview.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case savedview.FieldName:
+		return m.OldName(ctx)
+	case savedview.FieldScreen:
+		return m.OldScreen(ctx)
+	case savedview.FieldFilters:
+		return m.OldFilters(ctx)
+	case savedview.FieldShared:
+		return m.OldShared(ctx)
+	case savedview.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	}
+	return nil, fmt.Errorf("unknown SavedView field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SavedViewMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case savedview.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case savedview.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case savedview.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case savedview.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case savedview.FieldScreen:
+		v, ok := value.(savedview.Screen)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScreen(v)
+		return nil
+	case savedview.FieldFilters:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilters(v)
+		return nil
+	case savedview.FieldShared:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShared(v)
+		return nil
+	case savedview.FieldOwnerID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SavedView field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SavedViewMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SavedViewMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SavedViewMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SavedView numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SavedViewMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SavedViewMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SavedViewMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SavedView nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SavedViewMutation) ResetField(name string) error {
+	switch name {
+	case savedview.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case savedview.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case savedview.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case savedview.FieldName:
+		m.ResetName()
+		return nil
+	case savedview.FieldScreen:
+		m.ResetScreen()
+		return nil
+	case savedview.FieldFilters:
+		m.ResetFilters()
+		return nil
+	case savedview.FieldShared:
+		m.ResetShared()
+		return nil
+	case savedview.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	}
+	return fmt.Errorf("unknown SavedView field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SavedViewMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, savedview.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SavedViewMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case savedview.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SavedViewMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SavedViewMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SavedViewMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, savedview.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SavedViewMutation) EdgeCleared(name string) bool {
+	switch name {
+	case savedview.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SavedViewMutation) ClearEdge(name string) error {
+	switch name {
+	case savedview.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown SavedView unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SavedViewMutation) ResetEdge(name string) error {
+	switch name {
+	case savedview.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown SavedView edge %s", name)
+}
+
+// SessionMutation represents an operation that mutates the Session nodes in the graph.
+type SessionMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	org_id        *uuid.UUID
+	user_id       *uuid.UUID
+	token_hash    *string
+	created_at    *time.Time
+	last_seen_at  *time.Time
+	expires_at    *time.Time
+	csrf_token    *string
+	method        *string
+	client_ip     *string
+	user_agent    *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Session, error)
+	predicates    []predicate.Session
+}
+
+var _ ent.Mutation = (*SessionMutation)(nil)
+
+// sessionOption allows management of the mutation configuration using functional options.
+type sessionOption func(*SessionMutation)
+
+// newSessionMutation creates new mutation for the Session entity.
+func newSessionMutation(c config, op Op, opts ...sessionOption) *SessionMutation {
+	m := &SessionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSession,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSessionID sets the ID field of the mutation.
+func withSessionID(id uuid.UUID) sessionOption {
+	return func(m *SessionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Session
+		)
+		m.oldValue = func(ctx context.Context) (*Session, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Session.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSession sets the old Session of the mutation.
+func withSession(node *Session) sessionOption {
+	return func(m *SessionMutation) {
+		m.oldValue = func(context.Context) (*Session, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SessionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SessionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Session entities.
+func (m *SessionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SessionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SessionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Session.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *SessionMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *SessionMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *SessionMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *SessionMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *SessionMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *SessionMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *SessionMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *SessionMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *SessionMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SessionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SessionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SessionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetLastSeenAt sets the "last_seen_at" field.
+func (m *SessionMutation) SetLastSeenAt(t time.Time) {
+	m.last_seen_at = &t
+}
+
+// LastSeenAt returns the value of the "last_seen_at" field in the mutation.
+func (m *SessionMutation) LastSeenAt() (r time.Time, exists bool) {
+	v := m.last_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSeenAt returns the old "last_seen_at" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldLastSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSeenAt: %w", err)
+	}
+	return oldValue.LastSeenAt, nil
+}
+
+// ResetLastSeenAt resets all changes to the "last_seen_at" field.
+func (m *SessionMutation) ResetLastSeenAt() {
+	m.last_seen_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *SessionMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *SessionMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *SessionMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetCsrfToken sets the "csrf_token" field.
+func (m *SessionMutation) SetCsrfToken(s string) {
+	m.csrf_token = &s
+}
+
+// CsrfToken returns the value of the "csrf_token" field in the mutation.
+func (m *SessionMutation) CsrfToken() (r string, exists bool) {
+	v := m.csrf_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCsrfToken returns the old "csrf_token" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldCsrfToken(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCsrfToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCsrfToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCsrfToken: %w", err)
+	}
+	return oldValue.CsrfToken, nil
+}
+
+// ResetCsrfToken resets all changes to the "csrf_token" field.
+func (m *SessionMutation) ResetCsrfToken() {
+	m.csrf_token = nil
+}
+
+// SetMethod sets the "method" field.
+func (m *SessionMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *SessionMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *SessionMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetClientIP sets the "client_ip" field.
+func (m *SessionMutation) SetClientIP(s string) {
+	m.client_ip = &s
+}
+
+// ClientIP returns the value of the "client_ip" field in the mutation.
+func (m *SessionMutation) ClientIP() (r string, exists bool) {
+	v := m.client_ip
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientIP returns the old "client_ip" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldClientIP(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientIP is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientIP requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientIP: %w", err)
+	}
+	return oldValue.ClientIP, nil
+}
+
+// ResetClientIP resets all changes to the "client_ip" field.
+func (m *SessionMutation) ResetClientIP() {
+	m.client_ip = nil
+}
+
+// SetUserAgent sets the "user_agent" field.
+func (m *SessionMutation) SetUserAgent(s string) {
+	m.user_agent = &s
+}
+
+// UserAgent returns the value of the "user_agent" field in the mutation.
+func (m *SessionMutation) UserAgent() (r string, exists bool) {
+	v := m.user_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserAgent returns the old "user_agent" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldUserAgent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserAgent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserAgent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserAgent: %w", err)
+	}
+	return oldValue.UserAgent, nil
+}
+
+// ResetUserAgent resets all changes to the "user_agent" field.
+func (m *SessionMutation) ResetUserAgent() {
+	m.user_agent = nil
+}
+
+// Where appends a list predicates to the SessionMutation builder.
+func (m *SessionMutation) Where(ps ...predicate.Session) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SessionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SessionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Session, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SessionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SessionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Session).
+func (m *SessionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SessionMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.org_id != nil {
+		fields = append(fields, session.FieldOrgID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, session.FieldUserID)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, session.FieldTokenHash)
+	}
+	if m.created_at != nil {
+		fields = append(fields, session.FieldCreatedAt)
+	}
+	if m.last_seen_at != nil {
+		fields = append(fields, session.FieldLastSeenAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, session.FieldExpiresAt)
+	}
+	if m.csrf_token != nil {
+		fields = append(fields, session.FieldCsrfToken)
+	}
+	if m.method != nil {
+		fields = append(fields, session.FieldMethod)
+	}
+	if m.client_ip != nil {
+		fields = append(fields, session.FieldClientIP)
+	}
+	if m.user_agent != nil {
+		fields = append(fields, session.FieldUserAgent)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SessionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case session.FieldOrgID:
+		return m.OrgID()
+	case session.FieldUserID:
+		return m.UserID()
+	case session.FieldTokenHash:
+		return m.TokenHash()
+	case session.FieldCreatedAt:
+		return m.CreatedAt()
+	case session.FieldLastSeenAt:
+		return m.LastSeenAt()
+	case session.FieldExpiresAt:
+		return m.ExpiresAt()
+	case session.FieldCsrfToken:
+		return m.CsrfToken()
+	case session.FieldMethod:
+		return m.Method()
+	case session.FieldClientIP:
+		return m.ClientIP()
+	case session.FieldUserAgent:
+		return m.UserAgent()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SessionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case session.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case session.FieldUserID:
+		return m.OldUserID(ctx)
+	case session.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case session.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case session.FieldLastSeenAt:
+		return m.OldLastSeenAt(ctx)
+	case session.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case session.FieldCsrfToken:
+		return m.OldCsrfToken(ctx)
+	case session.FieldMethod:
+		return m.OldMethod(ctx)
+	case session.FieldClientIP:
+		return m.OldClientIP(ctx)
+	case session.FieldUserAgent:
+		return m.OldUserAgent(ctx)
+	}
+	return nil, fmt.Errorf("unknown Session field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SessionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case session.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case session.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case session.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case session.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case session.FieldLastSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSeenAt(v)
+		return nil
+	case session.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case session.FieldCsrfToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCsrfToken(v)
+		return nil
+	case session.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case session.FieldClientIP:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientIP(v)
+		return nil
+	case session.FieldUserAgent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserAgent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Session field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SessionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SessionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SessionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Session numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SessionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SessionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SessionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Session nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SessionMutation) ResetField(name string) error {
+	switch name {
+	case session.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case session.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case session.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case session.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case session.FieldLastSeenAt:
+		m.ResetLastSeenAt()
+		return nil
+	case session.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case session.FieldCsrfToken:
+		m.ResetCsrfToken()
+		return nil
+	case session.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case session.FieldClientIP:
+		m.ResetClientIP()
+		return nil
+	case session.FieldUserAgent:
+		m.ResetUserAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown Session field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SessionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SessionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SessionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SessionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SessionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SessionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SessionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Session unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SessionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Session edge %s", name)
+}
+
+// SignInFailureMutation represents an operation that mutates the SignInFailure nodes in the graph.
+type SignInFailureMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	email_hash    *string
+	at            *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SignInFailure, error)
+	predicates    []predicate.SignInFailure
+}
+
+var _ ent.Mutation = (*SignInFailureMutation)(nil)
+
+// signinfailureOption allows management of the mutation configuration using functional options.
+type signinfailureOption func(*SignInFailureMutation)
+
+// newSignInFailureMutation creates new mutation for the SignInFailure entity.
+func newSignInFailureMutation(c config, op Op, opts ...signinfailureOption) *SignInFailureMutation {
+	m := &SignInFailureMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignInFailure,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignInFailureID sets the ID field of the mutation.
+func withSignInFailureID(id uuid.UUID) signinfailureOption {
+	return func(m *SignInFailureMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignInFailure
+		)
+		m.oldValue = func(ctx context.Context) (*SignInFailure, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignInFailure.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignInFailure sets the old SignInFailure of the mutation.
+func withSignInFailure(node *SignInFailure) signinfailureOption {
+	return func(m *SignInFailureMutation) {
+		m.oldValue = func(context.Context) (*SignInFailure, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignInFailureMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignInFailureMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignInFailure entities.
+func (m *SignInFailureMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignInFailureMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignInFailureMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignInFailure.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetEmailHash sets the "email_hash" field.
+func (m *SignInFailureMutation) SetEmailHash(s string) {
+	m.email_hash = &s
+}
+
+// EmailHash returns the value of the "email_hash" field in the mutation.
+func (m *SignInFailureMutation) EmailHash() (r string, exists bool) {
+	v := m.email_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmailHash returns the old "email_hash" field's value of the SignInFailure entity.
+// If the SignInFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFailureMutation) OldEmailHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmailHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmailHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmailHash: %w", err)
+	}
+	return oldValue.EmailHash, nil
+}
+
+// ResetEmailHash resets all changes to the "email_hash" field.
+func (m *SignInFailureMutation) ResetEmailHash() {
+	m.email_hash = nil
+}
+
+// SetAt sets the "at" field.
+func (m *SignInFailureMutation) SetAt(t time.Time) {
+	m.at = &t
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *SignInFailureMutation) At() (r time.Time, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the SignInFailure entity.
+// If the SignInFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFailureMutation) OldAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *SignInFailureMutation) ResetAt() {
+	m.at = nil
+}
+
+// Where appends a list predicates to the SignInFailureMutation builder.
+func (m *SignInFailureMutation) Where(ps ...predicate.SignInFailure) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignInFailureMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignInFailureMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignInFailure, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignInFailureMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignInFailureMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignInFailure).
+func (m *SignInFailureMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignInFailureMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.email_hash != nil {
+		fields = append(fields, signinfailure.FieldEmailHash)
+	}
+	if m.at != nil {
+		fields = append(fields, signinfailure.FieldAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignInFailureMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signinfailure.FieldEmailHash:
+		return m.EmailHash()
+	case signinfailure.FieldAt:
+		return m.At()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignInFailureMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signinfailure.FieldEmailHash:
+		return m.OldEmailHash(ctx)
+	case signinfailure.FieldAt:
+		return m.OldAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFailureMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signinfailure.FieldEmailHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmailHash(v)
+		return nil
+	case signinfailure.FieldAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignInFailureMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignInFailureMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFailureMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SignInFailure numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignInFailureMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignInFailureMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignInFailureMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SignInFailure nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignInFailureMutation) ResetField(name string) error {
+	switch name {
+	case signinfailure.FieldEmailHash:
+		m.ResetEmailHash()
+		return nil
+	case signinfailure.FieldAt:
+		m.ResetAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignInFailureMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignInFailureMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignInFailureMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignInFailureMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignInFailureMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignInFailureMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignInFailureMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SignInFailure unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignInFailureMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SignInFailure edge %s", name)
+}
+
+// SignInFlowMutation represents an operation that mutates the SignInFlow nodes in the graph.
+type SignInFlowMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	state_hash    *string
+	nonce         *string
+	verifier      *string
+	created_at    *time.Time
+	expires_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SignInFlow, error)
+	predicates    []predicate.SignInFlow
+}
+
+var _ ent.Mutation = (*SignInFlowMutation)(nil)
+
+// signinflowOption allows management of the mutation configuration using functional options.
+type signinflowOption func(*SignInFlowMutation)
+
+// newSignInFlowMutation creates new mutation for the SignInFlow entity.
+func newSignInFlowMutation(c config, op Op, opts ...signinflowOption) *SignInFlowMutation {
+	m := &SignInFlowMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignInFlow,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignInFlowID sets the ID field of the mutation.
+func withSignInFlowID(id uuid.UUID) signinflowOption {
+	return func(m *SignInFlowMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignInFlow
+		)
+		m.oldValue = func(ctx context.Context) (*SignInFlow, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignInFlow.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignInFlow sets the old SignInFlow of the mutation.
+func withSignInFlow(node *SignInFlow) signinflowOption {
+	return func(m *SignInFlowMutation) {
+		m.oldValue = func(context.Context) (*SignInFlow, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignInFlowMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignInFlowMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignInFlow entities.
+func (m *SignInFlowMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignInFlowMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignInFlowMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignInFlow.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetStateHash sets the "state_hash" field.
+func (m *SignInFlowMutation) SetStateHash(s string) {
+	m.state_hash = &s
+}
+
+// StateHash returns the value of the "state_hash" field in the mutation.
+func (m *SignInFlowMutation) StateHash() (r string, exists bool) {
+	v := m.state_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStateHash returns the old "state_hash" field's value of the SignInFlow entity.
+// If the SignInFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFlowMutation) OldStateHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStateHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStateHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStateHash: %w", err)
+	}
+	return oldValue.StateHash, nil
+}
+
+// ResetStateHash resets all changes to the "state_hash" field.
+func (m *SignInFlowMutation) ResetStateHash() {
+	m.state_hash = nil
+}
+
+// SetNonce sets the "nonce" field.
+func (m *SignInFlowMutation) SetNonce(s string) {
+	m.nonce = &s
+}
+
+// Nonce returns the value of the "nonce" field in the mutation.
+func (m *SignInFlowMutation) Nonce() (r string, exists bool) {
+	v := m.nonce
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNonce returns the old "nonce" field's value of the SignInFlow entity.
+// If the SignInFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFlowMutation) OldNonce(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNonce is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNonce requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNonce: %w", err)
+	}
+	return oldValue.Nonce, nil
+}
+
+// ResetNonce resets all changes to the "nonce" field.
+func (m *SignInFlowMutation) ResetNonce() {
+	m.nonce = nil
+}
+
+// SetVerifier sets the "verifier" field.
+func (m *SignInFlowMutation) SetVerifier(s string) {
+	m.verifier = &s
+}
+
+// Verifier returns the value of the "verifier" field in the mutation.
+func (m *SignInFlowMutation) Verifier() (r string, exists bool) {
+	v := m.verifier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerifier returns the old "verifier" field's value of the SignInFlow entity.
+// If the SignInFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFlowMutation) OldVerifier(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerifier is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerifier requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerifier: %w", err)
+	}
+	return oldValue.Verifier, nil
+}
+
+// ResetVerifier resets all changes to the "verifier" field.
+func (m *SignInFlowMutation) ResetVerifier() {
+	m.verifier = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SignInFlowMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SignInFlowMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SignInFlow entity.
+// If the SignInFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFlowMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SignInFlowMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *SignInFlowMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *SignInFlowMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the SignInFlow entity.
+// If the SignInFlow object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFlowMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *SignInFlowMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// Where appends a list predicates to the SignInFlowMutation builder.
+func (m *SignInFlowMutation) Where(ps ...predicate.SignInFlow) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignInFlowMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignInFlowMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignInFlow, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignInFlowMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignInFlowMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignInFlow).
+func (m *SignInFlowMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignInFlowMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.state_hash != nil {
+		fields = append(fields, signinflow.FieldStateHash)
+	}
+	if m.nonce != nil {
+		fields = append(fields, signinflow.FieldNonce)
+	}
+	if m.verifier != nil {
+		fields = append(fields, signinflow.FieldVerifier)
+	}
+	if m.created_at != nil {
+		fields = append(fields, signinflow.FieldCreatedAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, signinflow.FieldExpiresAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignInFlowMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signinflow.FieldStateHash:
+		return m.StateHash()
+	case signinflow.FieldNonce:
+		return m.Nonce()
+	case signinflow.FieldVerifier:
+		return m.Verifier()
+	case signinflow.FieldCreatedAt:
+		return m.CreatedAt()
+	case signinflow.FieldExpiresAt:
+		return m.ExpiresAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignInFlowMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signinflow.FieldStateHash:
+		return m.OldStateHash(ctx)
+	case signinflow.FieldNonce:
+		return m.OldNonce(ctx)
+	case signinflow.FieldVerifier:
+		return m.OldVerifier(ctx)
+	case signinflow.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case signinflow.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignInFlow field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFlowMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signinflow.FieldStateHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStateHash(v)
+		return nil
+	case signinflow.FieldNonce:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNonce(v)
+		return nil
+	case signinflow.FieldVerifier:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerifier(v)
+		return nil
+	case signinflow.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case signinflow.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFlow field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignInFlowMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignInFlowMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFlowMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SignInFlow numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignInFlowMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignInFlowMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignInFlowMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SignInFlow nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignInFlowMutation) ResetField(name string) error {
+	switch name {
+	case signinflow.FieldStateHash:
+		m.ResetStateHash()
+		return nil
+	case signinflow.FieldNonce:
+		m.ResetNonce()
+		return nil
+	case signinflow.FieldVerifier:
+		m.ResetVerifier()
+		return nil
+	case signinflow.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case signinflow.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFlow field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignInFlowMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignInFlowMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignInFlowMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignInFlowMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignInFlowMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignInFlowMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignInFlowMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SignInFlow unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignInFlowMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SignInFlow edge %s", name)
+}
+
+// StipulationMutation represents an operation that mutates the Stipulation nodes in the graph.
+type StipulationMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	application_id      *uuid.UUID
+	lead_id             *uuid.UUID
+	text                *string
+	status              *stipulation.Status
+	document_ids        *[]uuid.UUID
+	appenddocument_ids  []uuid.UUID
+	received_at         *time.Time
+	waived_at           *time.Time
+	waived_by           *string
+	waive_reason        *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Stipulation, error)
+	predicates          []predicate.Stipulation
+}
+
+var _ ent.Mutation = (*StipulationMutation)(nil)
+
+// stipulationOption allows management of the mutation configuration using functional options.
+type stipulationOption func(*StipulationMutation)
+
+// newStipulationMutation creates new mutation for the Stipulation entity.
+func newStipulationMutation(c config, op Op, opts ...stipulationOption) *StipulationMutation {
+	m := &StipulationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStipulation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStipulationID sets the ID field of the mutation.
+func withStipulationID(id uuid.UUID) stipulationOption {
+	return func(m *StipulationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Stipulation
+		)
+		m.oldValue = func(ctx context.Context) (*Stipulation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Stipulation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStipulation sets the old Stipulation of the mutation.
+func withStipulation(node *Stipulation) stipulationOption {
+	return func(m *StipulationMutation) {
+		m.oldValue = func(context.Context) (*Stipulation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StipulationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StipulationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Stipulation entities.
+func (m *StipulationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StipulationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StipulationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Stipulation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StipulationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StipulationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StipulationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StipulationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StipulationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StipulationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *StipulationMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *StipulationMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *StipulationMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetApplicationID sets the "application_id" field.
+func (m *StipulationMutation) SetApplicationID(u uuid.UUID) {
+	m.application_id = &u
+}
+
+// ApplicationID returns the value of the "application_id" field in the mutation.
+func (m *StipulationMutation) ApplicationID() (r uuid.UUID, exists bool) {
+	v := m.application_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApplicationID returns the old "application_id" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldApplicationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApplicationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApplicationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApplicationID: %w", err)
+	}
+	return oldValue.ApplicationID, nil
+}
+
+// ResetApplicationID resets all changes to the "application_id" field.
+func (m *StipulationMutation) ResetApplicationID() {
+	m.application_id = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *StipulationMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *StipulationMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *StipulationMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetText sets the "text" field.
+func (m *StipulationMutation) SetText(s string) {
+	m.text = &s
+}
+
+// Text returns the value of the "text" field in the mutation.
+func (m *StipulationMutation) Text() (r string, exists bool) {
+	v := m.text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldText returns the old "text" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldText: %w", err)
+	}
+	return oldValue.Text, nil
+}
+
+// ResetText resets all changes to the "text" field.
+func (m *StipulationMutation) ResetText() {
+	m.text = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *StipulationMutation) SetStatus(s stipulation.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *StipulationMutation) Status() (r stipulation.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldStatus(ctx context.Context) (v stipulation.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *StipulationMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetDocumentIds sets the "document_ids" field.
+func (m *StipulationMutation) SetDocumentIds(u []uuid.UUID) {
+	m.document_ids = &u
+	m.appenddocument_ids = nil
+}
+
+// DocumentIds returns the value of the "document_ids" field in the mutation.
+func (m *StipulationMutation) DocumentIds() (r []uuid.UUID, exists bool) {
+	v := m.document_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentIds returns the old "document_ids" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldDocumentIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentIds: %w", err)
+	}
+	return oldValue.DocumentIds, nil
+}
+
+// AppendDocumentIds adds u to the "document_ids" field.
+func (m *StipulationMutation) AppendDocumentIds(u []uuid.UUID) {
+	m.appenddocument_ids = append(m.appenddocument_ids, u...)
+}
+
+// AppendedDocumentIds returns the list of values that were appended to the "document_ids" field in this mutation.
+func (m *StipulationMutation) AppendedDocumentIds() ([]uuid.UUID, bool) {
+	if len(m.appenddocument_ids) == 0 {
+		return nil, false
+	}
+	return m.appenddocument_ids, true
+}
+
+// ResetDocumentIds resets all changes to the "document_ids" field.
+func (m *StipulationMutation) ResetDocumentIds() {
+	m.document_ids = nil
+	m.appenddocument_ids = nil
+}
+
+// SetReceivedAt sets the "received_at" field.
+func (m *StipulationMutation) SetReceivedAt(t time.Time) {
+	m.received_at = &t
+}
+
+// ReceivedAt returns the value of the "received_at" field in the mutation.
+func (m *StipulationMutation) ReceivedAt() (r time.Time, exists bool) {
+	v := m.received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedAt returns the old "received_at" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldReceivedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedAt: %w", err)
+	}
+	return oldValue.ReceivedAt, nil
+}
+
+// ClearReceivedAt clears the value of the "received_at" field.
+func (m *StipulationMutation) ClearReceivedAt() {
+	m.received_at = nil
+	m.clearedFields[stipulation.FieldReceivedAt] = struct{}{}
+}
+
+// ReceivedAtCleared returns if the "received_at" field was cleared in this mutation.
+func (m *StipulationMutation) ReceivedAtCleared() bool {
+	_, ok := m.clearedFields[stipulation.FieldReceivedAt]
+	return ok
+}
+
+// ResetReceivedAt resets all changes to the "received_at" field.
+func (m *StipulationMutation) ResetReceivedAt() {
+	m.received_at = nil
+	delete(m.clearedFields, stipulation.FieldReceivedAt)
+}
+
+// SetWaivedAt sets the "waived_at" field.
+func (m *StipulationMutation) SetWaivedAt(t time.Time) {
+	m.waived_at = &t
+}
+
+// WaivedAt returns the value of the "waived_at" field in the mutation.
+func (m *StipulationMutation) WaivedAt() (r time.Time, exists bool) {
+	v := m.waived_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWaivedAt returns the old "waived_at" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldWaivedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWaivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWaivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWaivedAt: %w", err)
+	}
+	return oldValue.WaivedAt, nil
+}
+
+// ClearWaivedAt clears the value of the "waived_at" field.
+func (m *StipulationMutation) ClearWaivedAt() {
+	m.waived_at = nil
+	m.clearedFields[stipulation.FieldWaivedAt] = struct{}{}
+}
+
+// WaivedAtCleared returns if the "waived_at" field was cleared in this mutation.
+func (m *StipulationMutation) WaivedAtCleared() bool {
+	_, ok := m.clearedFields[stipulation.FieldWaivedAt]
+	return ok
+}
+
+// ResetWaivedAt resets all changes to the "waived_at" field.
+func (m *StipulationMutation) ResetWaivedAt() {
+	m.waived_at = nil
+	delete(m.clearedFields, stipulation.FieldWaivedAt)
+}
+
+// SetWaivedBy sets the "waived_by" field.
+func (m *StipulationMutation) SetWaivedBy(s string) {
+	m.waived_by = &s
+}
+
+// WaivedBy returns the value of the "waived_by" field in the mutation.
+func (m *StipulationMutation) WaivedBy() (r string, exists bool) {
+	v := m.waived_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWaivedBy returns the old "waived_by" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldWaivedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWaivedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWaivedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWaivedBy: %w", err)
+	}
+	return oldValue.WaivedBy, nil
+}
+
+// ClearWaivedBy clears the value of the "waived_by" field.
+func (m *StipulationMutation) ClearWaivedBy() {
+	m.waived_by = nil
+	m.clearedFields[stipulation.FieldWaivedBy] = struct{}{}
+}
+
+// WaivedByCleared returns if the "waived_by" field was cleared in this mutation.
+func (m *StipulationMutation) WaivedByCleared() bool {
+	_, ok := m.clearedFields[stipulation.FieldWaivedBy]
+	return ok
+}
+
+// ResetWaivedBy resets all changes to the "waived_by" field.
+func (m *StipulationMutation) ResetWaivedBy() {
+	m.waived_by = nil
+	delete(m.clearedFields, stipulation.FieldWaivedBy)
+}
+
+// SetWaiveReason sets the "waive_reason" field.
+func (m *StipulationMutation) SetWaiveReason(s string) {
+	m.waive_reason = &s
+}
+
+// WaiveReason returns the value of the "waive_reason" field in the mutation.
+func (m *StipulationMutation) WaiveReason() (r string, exists bool) {
+	v := m.waive_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWaiveReason returns the old "waive_reason" field's value of the Stipulation entity.
+// If the Stipulation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StipulationMutation) OldWaiveReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWaiveReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWaiveReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWaiveReason: %w", err)
+	}
+	return oldValue.WaiveReason, nil
+}
+
+// ClearWaiveReason clears the value of the "waive_reason" field.
+func (m *StipulationMutation) ClearWaiveReason() {
+	m.waive_reason = nil
+	m.clearedFields[stipulation.FieldWaiveReason] = struct{}{}
+}
+
+// WaiveReasonCleared returns if the "waive_reason" field was cleared in this mutation.
+func (m *StipulationMutation) WaiveReasonCleared() bool {
+	_, ok := m.clearedFields[stipulation.FieldWaiveReason]
+	return ok
+}
+
+// ResetWaiveReason resets all changes to the "waive_reason" field.
+func (m *StipulationMutation) ResetWaiveReason() {
+	m.waive_reason = nil
+	delete(m.clearedFields, stipulation.FieldWaiveReason)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *StipulationMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *StipulationMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[stipulation.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *StipulationMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *StipulationMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *StipulationMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *StipulationMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the StipulationMutation builder.
+func (m *StipulationMutation) Where(ps ...predicate.Stipulation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StipulationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StipulationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Stipulation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StipulationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StipulationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Stipulation).
+func (m *StipulationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StipulationMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, stipulation.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, stipulation.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, stipulation.FieldOrgID)
+	}
+	if m.application_id != nil {
+		fields = append(fields, stipulation.FieldApplicationID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, stipulation.FieldLeadID)
+	}
+	if m.text != nil {
+		fields = append(fields, stipulation.FieldText)
+	}
+	if m.status != nil {
+		fields = append(fields, stipulation.FieldStatus)
+	}
+	if m.document_ids != nil {
+		fields = append(fields, stipulation.FieldDocumentIds)
+	}
+	if m.received_at != nil {
+		fields = append(fields, stipulation.FieldReceivedAt)
+	}
+	if m.waived_at != nil {
+		fields = append(fields, stipulation.FieldWaivedAt)
+	}
+	if m.waived_by != nil {
+		fields = append(fields, stipulation.FieldWaivedBy)
+	}
+	if m.waive_reason != nil {
+		fields = append(fields, stipulation.FieldWaiveReason)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StipulationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case stipulation.FieldCreatedAt:
+		return m.CreatedAt()
+	case stipulation.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case stipulation.FieldOrgID:
+		return m.OrgID()
+	case stipulation.FieldApplicationID:
+		return m.ApplicationID()
+	case stipulation.FieldLeadID:
+		return m.LeadID()
+	case stipulation.FieldText:
+		return m.Text()
+	case stipulation.FieldStatus:
+		return m.Status()
+	case stipulation.FieldDocumentIds:
+		return m.DocumentIds()
+	case stipulation.FieldReceivedAt:
+		return m.ReceivedAt()
+	case stipulation.FieldWaivedAt:
+		return m.WaivedAt()
+	case stipulation.FieldWaivedBy:
+		return m.WaivedBy()
+	case stipulation.FieldWaiveReason:
+		return m.WaiveReason()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StipulationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case stipulation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case stipulation.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case stipulation.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case stipulation.FieldApplicationID:
+		return m.OldApplicationID(ctx)
+	case stipulation.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case stipulation.FieldText:
+		return m.OldText(ctx)
+	case stipulation.FieldStatus:
+		return m.OldStatus(ctx)
+	case stipulation.FieldDocumentIds:
+		return m.OldDocumentIds(ctx)
+	case stipulation.FieldReceivedAt:
+		return m.OldReceivedAt(ctx)
+	case stipulation.FieldWaivedAt:
+		return m.OldWaivedAt(ctx)
+	case stipulation.FieldWaivedBy:
+		return m.OldWaivedBy(ctx)
+	case stipulation.FieldWaiveReason:
+		return m.OldWaiveReason(ctx)
+	}
+	return nil, fmt.Errorf("unknown Stipulation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StipulationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case stipulation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case stipulation.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case stipulation.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case stipulation.FieldApplicationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApplicationID(v)
+		return nil
+	case stipulation.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case stipulation.FieldText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetText(v)
+		return nil
+	case stipulation.FieldStatus:
+		v, ok := value.(stipulation.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case stipulation.FieldDocumentIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentIds(v)
+		return nil
+	case stipulation.FieldReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedAt(v)
+		return nil
+	case stipulation.FieldWaivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWaivedAt(v)
+		return nil
+	case stipulation.FieldWaivedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWaivedBy(v)
+		return nil
+	case stipulation.FieldWaiveReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWaiveReason(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Stipulation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StipulationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StipulationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StipulationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Stipulation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StipulationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(stipulation.FieldReceivedAt) {
+		fields = append(fields, stipulation.FieldReceivedAt)
+	}
+	if m.FieldCleared(stipulation.FieldWaivedAt) {
+		fields = append(fields, stipulation.FieldWaivedAt)
+	}
+	if m.FieldCleared(stipulation.FieldWaivedBy) {
+		fields = append(fields, stipulation.FieldWaivedBy)
+	}
+	if m.FieldCleared(stipulation.FieldWaiveReason) {
+		fields = append(fields, stipulation.FieldWaiveReason)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StipulationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StipulationMutation) ClearField(name string) error {
+	switch name {
+	case stipulation.FieldReceivedAt:
+		m.ClearReceivedAt()
+		return nil
+	case stipulation.FieldWaivedAt:
+		m.ClearWaivedAt()
+		return nil
+	case stipulation.FieldWaivedBy:
+		m.ClearWaivedBy()
+		return nil
+	case stipulation.FieldWaiveReason:
+		m.ClearWaiveReason()
+		return nil
+	}
+	return fmt.Errorf("unknown Stipulation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StipulationMutation) ResetField(name string) error {
+	switch name {
+	case stipulation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case stipulation.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case stipulation.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case stipulation.FieldApplicationID:
+		m.ResetApplicationID()
+		return nil
+	case stipulation.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case stipulation.FieldText:
+		m.ResetText()
+		return nil
+	case stipulation.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case stipulation.FieldDocumentIds:
+		m.ResetDocumentIds()
+		return nil
+	case stipulation.FieldReceivedAt:
+		m.ResetReceivedAt()
+		return nil
+	case stipulation.FieldWaivedAt:
+		m.ResetWaivedAt()
+		return nil
+	case stipulation.FieldWaivedBy:
+		m.ResetWaivedBy()
+		return nil
+	case stipulation.FieldWaiveReason:
+		m.ResetWaiveReason()
+		return nil
+	}
+	return fmt.Errorf("unknown Stipulation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StipulationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, stipulation.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StipulationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case stipulation.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StipulationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StipulationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StipulationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, stipulation.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StipulationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case stipulation.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StipulationMutation) ClearEdge(name string) error {
+	switch name {
+	case stipulation.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Stipulation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StipulationMutation) ResetEdge(name string) error {
+	switch name {
+	case stipulation.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Stipulation edge %s", name)
+}
+
+// TaskMutation represents an operation that mutates the Task nodes in the graph.
+type TaskMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	lead_id             *uuid.UUID
+	title               *string
+	due_at              *time.Time
+	assignee_id         *uuid.UUID
+	status              *task.Status
+	completed_at        *time.Time
+	completed_by        *string
+	created_by          *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Task, error)
+	predicates          []predicate.Task
+}
+
+var _ ent.Mutation = (*TaskMutation)(nil)
+
+// taskOption allows management of the mutation configuration using functional options.
+type taskOption func(*TaskMutation)
+
+// newTaskMutation creates new mutation for the Task entity.
+func newTaskMutation(c config, op Op, opts ...taskOption) *TaskMutation {
+	m := &TaskMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTask,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTaskID sets the ID field of the mutation.
+func withTaskID(id uuid.UUID) taskOption {
+	return func(m *TaskMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Task
+		)
+		m.oldValue = func(ctx context.Context) (*Task, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Task.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTask sets the old Task of the mutation.
+func withTask(node *Task) taskOption {
+	return func(m *TaskMutation) {
+		m.oldValue = func(context.Context) (*Task, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TaskMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TaskMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Task entities.
+func (m *TaskMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TaskMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TaskMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Task.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TaskMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TaskMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TaskMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TaskMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TaskMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TaskMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *TaskMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *TaskMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *TaskMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *TaskMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *TaskMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *TaskMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *TaskMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *TaskMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *TaskMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *TaskMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *TaskMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *TaskMutation) ResetDueAt() {
+	m.due_at = nil
+}
+
+// SetAssigneeID sets the "assignee_id" field.
+func (m *TaskMutation) SetAssigneeID(u uuid.UUID) {
+	m.assignee_id = &u
+}
+
+// AssigneeID returns the value of the "assignee_id" field in the mutation.
+func (m *TaskMutation) AssigneeID() (r uuid.UUID, exists bool) {
+	v := m.assignee_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAssigneeID returns the old "assignee_id" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldAssigneeID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAssigneeID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAssigneeID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAssigneeID: %w", err)
+	}
+	return oldValue.AssigneeID, nil
+}
+
+// ResetAssigneeID resets all changes to the "assignee_id" field.
+func (m *TaskMutation) ResetAssigneeID() {
+	m.assignee_id = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *TaskMutation) SetStatus(t task.Status) {
+	m.status = &t
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *TaskMutation) Status() (r task.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldStatus(ctx context.Context) (v task.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *TaskMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *TaskMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *TaskMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *TaskMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[task.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *TaskMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[task.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *TaskMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, task.FieldCompletedAt)
+}
+
+// SetCompletedBy sets the "completed_by" field.
+func (m *TaskMutation) SetCompletedBy(s string) {
+	m.completed_by = &s
+}
+
+// CompletedBy returns the value of the "completed_by" field in the mutation.
+func (m *TaskMutation) CompletedBy() (r string, exists bool) {
+	v := m.completed_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedBy returns the old "completed_by" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldCompletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedBy: %w", err)
+	}
+	return oldValue.CompletedBy, nil
+}
+
+// ClearCompletedBy clears the value of the "completed_by" field.
+func (m *TaskMutation) ClearCompletedBy() {
+	m.completed_by = nil
+	m.clearedFields[task.FieldCompletedBy] = struct{}{}
+}
+
+// CompletedByCleared returns if the "completed_by" field was cleared in this mutation.
+func (m *TaskMutation) CompletedByCleared() bool {
+	_, ok := m.clearedFields[task.FieldCompletedBy]
+	return ok
+}
+
+// ResetCompletedBy resets all changes to the "completed_by" field.
+func (m *TaskMutation) ResetCompletedBy() {
+	m.completed_by = nil
+	delete(m.clearedFields, task.FieldCompletedBy)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *TaskMutation) SetCreatedBy(s string) {
+	m.created_by = &s
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *TaskMutation) CreatedBy() (r string, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldCreatedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ClearCreatedBy clears the value of the "created_by" field.
+func (m *TaskMutation) ClearCreatedBy() {
+	m.created_by = nil
+	m.clearedFields[task.FieldCreatedBy] = struct{}{}
+}
+
+// CreatedByCleared returns if the "created_by" field was cleared in this mutation.
+func (m *TaskMutation) CreatedByCleared() bool {
+	_, ok := m.clearedFields[task.FieldCreatedBy]
+	return ok
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *TaskMutation) ResetCreatedBy() {
+	m.created_by = nil
+	delete(m.clearedFields, task.FieldCreatedBy)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *TaskMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *TaskMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[task.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *TaskMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *TaskMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *TaskMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *TaskMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the TaskMutation builder.
+func (m *TaskMutation) Where(ps ...predicate.Task) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TaskMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TaskMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Task, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TaskMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TaskMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Task).
+func (m *TaskMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TaskMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, task.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, task.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, task.FieldOrgID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, task.FieldLeadID)
+	}
+	if m.title != nil {
+		fields = append(fields, task.FieldTitle)
+	}
+	if m.due_at != nil {
+		fields = append(fields, task.FieldDueAt)
+	}
+	if m.assignee_id != nil {
+		fields = append(fields, task.FieldAssigneeID)
+	}
+	if m.status != nil {
+		fields = append(fields, task.FieldStatus)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, task.FieldCompletedAt)
+	}
+	if m.completed_by != nil {
+		fields = append(fields, task.FieldCompletedBy)
+	}
+	if m.created_by != nil {
+		fields = append(fields, task.FieldCreatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TaskMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case task.FieldCreatedAt:
+		return m.CreatedAt()
+	case task.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case task.FieldOrgID:
+		return m.OrgID()
+	case task.FieldLeadID:
+		return m.LeadID()
+	case task.FieldTitle:
+		return m.Title()
+	case task.FieldDueAt:
+		return m.DueAt()
+	case task.FieldAssigneeID:
+		return m.AssigneeID()
+	case task.FieldStatus:
+		return m.Status()
+	case task.FieldCompletedAt:
+		return m.CompletedAt()
+	case task.FieldCompletedBy:
+		return m.CompletedBy()
+	case task.FieldCreatedBy:
+		return m.CreatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TaskMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case task.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case task.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case task.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case task.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case task.FieldTitle:
+		return m.OldTitle(ctx)
+	case task.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case task.FieldAssigneeID:
+		return m.OldAssigneeID(ctx)
+	case task.FieldStatus:
+		return m.OldStatus(ctx)
+	case task.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	case task.FieldCompletedBy:
+		return m.OldCompletedBy(ctx)
+	case task.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown Task field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case task.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case task.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case task.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case task.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case task.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case task.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case task.FieldAssigneeID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAssigneeID(v)
+		return nil
+	case task.FieldStatus:
+		v, ok := value.(task.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case task.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	case task.FieldCompletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedBy(v)
+		return nil
+	case task.FieldCreatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Task field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TaskMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TaskMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Task numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TaskMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(task.FieldCompletedAt) {
+		fields = append(fields, task.FieldCompletedAt)
+	}
+	if m.FieldCleared(task.FieldCompletedBy) {
+		fields = append(fields, task.FieldCompletedBy)
+	}
+	if m.FieldCleared(task.FieldCreatedBy) {
+		fields = append(fields, task.FieldCreatedBy)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TaskMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TaskMutation) ClearField(name string) error {
+	switch name {
+	case task.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	case task.FieldCompletedBy:
+		m.ClearCompletedBy()
+		return nil
+	case task.FieldCreatedBy:
+		m.ClearCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown Task nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TaskMutation) ResetField(name string) error {
+	switch name {
+	case task.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case task.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case task.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case task.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case task.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case task.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case task.FieldAssigneeID:
+		m.ResetAssigneeID()
+		return nil
+	case task.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case task.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	case task.FieldCompletedBy:
+		m.ResetCompletedBy()
+		return nil
+	case task.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown Task field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TaskMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, task.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TaskMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case task.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TaskMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TaskMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TaskMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, task.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TaskMutation) EdgeCleared(name string) bool {
+	switch name {
+	case task.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TaskMutation) ClearEdge(name string) error {
+	switch name {
+	case task.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Task unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TaskMutation) ResetEdge(name string) error {
+	switch name {
+	case task.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Task edge %s", name)
+}
+
 // TeamMutation represents an operation that mutates the Team nodes in the graph.
 type TeamMutation struct {
 	config
@@ -40520,31 +49678,37 @@ func (m *TeamMutation) ResetEdge(name string) error {
 // UserMutation represents an operation that mutates the User nodes in the graph.
 type UserMutation struct {
 	config
-	op                   Op
-	typ                  string
-	id                   *uuid.UUID
-	created_at           *time.Time
-	updated_at           *time.Time
-	first_name           *string
-	last_name            *string
-	email                *string
-	role                 *user.Role
-	clearedFields        map[string]struct{}
-	organization         *uuid.UUID
-	clearedorganization  bool
-	team                 *uuid.UUID
-	clearedteam          bool
-	advised_leads        map[uuid.UUID]struct{}
-	removedadvised_leads map[uuid.UUID]struct{}
-	clearedadvised_leads bool
-	call_events          map[uuid.UUID]struct{}
-	removedcall_events   map[uuid.UUID]struct{}
-	clearedcall_events   bool
-	presence             *uuid.UUID
-	clearedpresence      bool
-	done                 bool
-	oldValue             func(context.Context) (*User, error)
-	predicates           []predicate.User
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	created_at            *time.Time
+	updated_at            *time.Time
+	first_name            *string
+	last_name             *string
+	email                 *string
+	role                  *user.Role
+	sign_in_email         *string
+	password_hash         *string
+	invitation_hash       *string
+	invitation_expires_at *time.Time
+	deactivated_at        *time.Time
+	last_sign_in_at       *time.Time
+	clearedFields         map[string]struct{}
+	organization          *uuid.UUID
+	clearedorganization   bool
+	team                  *uuid.UUID
+	clearedteam           bool
+	advised_leads         map[uuid.UUID]struct{}
+	removedadvised_leads  map[uuid.UUID]struct{}
+	clearedadvised_leads  bool
+	call_events           map[uuid.UUID]struct{}
+	removedcall_events    map[uuid.UUID]struct{}
+	clearedcall_events    bool
+	presence              *uuid.UUID
+	clearedpresence       bool
+	done                  bool
+	oldValue              func(context.Context) (*User, error)
+	predicates            []predicate.User
 }
 
 var _ ent.Mutation = (*UserMutation)(nil)
@@ -40952,6 +50116,300 @@ func (m *UserMutation) ResetTeamID() {
 	delete(m.clearedFields, user.FieldTeamID)
 }
 
+// SetSignInEmail sets the "sign_in_email" field.
+func (m *UserMutation) SetSignInEmail(s string) {
+	m.sign_in_email = &s
+}
+
+// SignInEmail returns the value of the "sign_in_email" field in the mutation.
+func (m *UserMutation) SignInEmail() (r string, exists bool) {
+	v := m.sign_in_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignInEmail returns the old "sign_in_email" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldSignInEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignInEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignInEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignInEmail: %w", err)
+	}
+	return oldValue.SignInEmail, nil
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (m *UserMutation) ClearSignInEmail() {
+	m.sign_in_email = nil
+	m.clearedFields[user.FieldSignInEmail] = struct{}{}
+}
+
+// SignInEmailCleared returns if the "sign_in_email" field was cleared in this mutation.
+func (m *UserMutation) SignInEmailCleared() bool {
+	_, ok := m.clearedFields[user.FieldSignInEmail]
+	return ok
+}
+
+// ResetSignInEmail resets all changes to the "sign_in_email" field.
+func (m *UserMutation) ResetSignInEmail() {
+	m.sign_in_email = nil
+	delete(m.clearedFields, user.FieldSignInEmail)
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (m *UserMutation) SetPasswordHash(s string) {
+	m.password_hash = &s
+}
+
+// PasswordHash returns the value of the "password_hash" field in the mutation.
+func (m *UserMutation) PasswordHash() (r string, exists bool) {
+	v := m.password_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPasswordHash returns the old "password_hash" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldPasswordHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPasswordHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPasswordHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPasswordHash: %w", err)
+	}
+	return oldValue.PasswordHash, nil
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (m *UserMutation) ClearPasswordHash() {
+	m.password_hash = nil
+	m.clearedFields[user.FieldPasswordHash] = struct{}{}
+}
+
+// PasswordHashCleared returns if the "password_hash" field was cleared in this mutation.
+func (m *UserMutation) PasswordHashCleared() bool {
+	_, ok := m.clearedFields[user.FieldPasswordHash]
+	return ok
+}
+
+// ResetPasswordHash resets all changes to the "password_hash" field.
+func (m *UserMutation) ResetPasswordHash() {
+	m.password_hash = nil
+	delete(m.clearedFields, user.FieldPasswordHash)
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (m *UserMutation) SetInvitationHash(s string) {
+	m.invitation_hash = &s
+}
+
+// InvitationHash returns the value of the "invitation_hash" field in the mutation.
+func (m *UserMutation) InvitationHash() (r string, exists bool) {
+	v := m.invitation_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvitationHash returns the old "invitation_hash" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldInvitationHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvitationHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvitationHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvitationHash: %w", err)
+	}
+	return oldValue.InvitationHash, nil
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (m *UserMutation) ClearInvitationHash() {
+	m.invitation_hash = nil
+	m.clearedFields[user.FieldInvitationHash] = struct{}{}
+}
+
+// InvitationHashCleared returns if the "invitation_hash" field was cleared in this mutation.
+func (m *UserMutation) InvitationHashCleared() bool {
+	_, ok := m.clearedFields[user.FieldInvitationHash]
+	return ok
+}
+
+// ResetInvitationHash resets all changes to the "invitation_hash" field.
+func (m *UserMutation) ResetInvitationHash() {
+	m.invitation_hash = nil
+	delete(m.clearedFields, user.FieldInvitationHash)
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (m *UserMutation) SetInvitationExpiresAt(t time.Time) {
+	m.invitation_expires_at = &t
+}
+
+// InvitationExpiresAt returns the value of the "invitation_expires_at" field in the mutation.
+func (m *UserMutation) InvitationExpiresAt() (r time.Time, exists bool) {
+	v := m.invitation_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvitationExpiresAt returns the old "invitation_expires_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldInvitationExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvitationExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvitationExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvitationExpiresAt: %w", err)
+	}
+	return oldValue.InvitationExpiresAt, nil
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (m *UserMutation) ClearInvitationExpiresAt() {
+	m.invitation_expires_at = nil
+	m.clearedFields[user.FieldInvitationExpiresAt] = struct{}{}
+}
+
+// InvitationExpiresAtCleared returns if the "invitation_expires_at" field was cleared in this mutation.
+func (m *UserMutation) InvitationExpiresAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldInvitationExpiresAt]
+	return ok
+}
+
+// ResetInvitationExpiresAt resets all changes to the "invitation_expires_at" field.
+func (m *UserMutation) ResetInvitationExpiresAt() {
+	m.invitation_expires_at = nil
+	delete(m.clearedFields, user.FieldInvitationExpiresAt)
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (m *UserMutation) SetDeactivatedAt(t time.Time) {
+	m.deactivated_at = &t
+}
+
+// DeactivatedAt returns the value of the "deactivated_at" field in the mutation.
+func (m *UserMutation) DeactivatedAt() (r time.Time, exists bool) {
+	v := m.deactivated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeactivatedAt returns the old "deactivated_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldDeactivatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeactivatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeactivatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeactivatedAt: %w", err)
+	}
+	return oldValue.DeactivatedAt, nil
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (m *UserMutation) ClearDeactivatedAt() {
+	m.deactivated_at = nil
+	m.clearedFields[user.FieldDeactivatedAt] = struct{}{}
+}
+
+// DeactivatedAtCleared returns if the "deactivated_at" field was cleared in this mutation.
+func (m *UserMutation) DeactivatedAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldDeactivatedAt]
+	return ok
+}
+
+// ResetDeactivatedAt resets all changes to the "deactivated_at" field.
+func (m *UserMutation) ResetDeactivatedAt() {
+	m.deactivated_at = nil
+	delete(m.clearedFields, user.FieldDeactivatedAt)
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (m *UserMutation) SetLastSignInAt(t time.Time) {
+	m.last_sign_in_at = &t
+}
+
+// LastSignInAt returns the value of the "last_sign_in_at" field in the mutation.
+func (m *UserMutation) LastSignInAt() (r time.Time, exists bool) {
+	v := m.last_sign_in_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSignInAt returns the old "last_sign_in_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldLastSignInAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSignInAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSignInAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSignInAt: %w", err)
+	}
+	return oldValue.LastSignInAt, nil
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (m *UserMutation) ClearLastSignInAt() {
+	m.last_sign_in_at = nil
+	m.clearedFields[user.FieldLastSignInAt] = struct{}{}
+}
+
+// LastSignInAtCleared returns if the "last_sign_in_at" field was cleared in this mutation.
+func (m *UserMutation) LastSignInAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldLastSignInAt]
+	return ok
+}
+
+// ResetLastSignInAt resets all changes to the "last_sign_in_at" field.
+func (m *UserMutation) ResetLastSignInAt() {
+	m.last_sign_in_at = nil
+	delete(m.clearedFields, user.FieldLastSignInAt)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *UserMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -41200,7 +50658,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, user.FieldCreatedAt)
 	}
@@ -41224,6 +50682,24 @@ func (m *UserMutation) Fields() []string {
 	}
 	if m.team != nil {
 		fields = append(fields, user.FieldTeamID)
+	}
+	if m.sign_in_email != nil {
+		fields = append(fields, user.FieldSignInEmail)
+	}
+	if m.password_hash != nil {
+		fields = append(fields, user.FieldPasswordHash)
+	}
+	if m.invitation_hash != nil {
+		fields = append(fields, user.FieldInvitationHash)
+	}
+	if m.invitation_expires_at != nil {
+		fields = append(fields, user.FieldInvitationExpiresAt)
+	}
+	if m.deactivated_at != nil {
+		fields = append(fields, user.FieldDeactivatedAt)
+	}
+	if m.last_sign_in_at != nil {
+		fields = append(fields, user.FieldLastSignInAt)
 	}
 	return fields
 }
@@ -41249,6 +50725,18 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.Role()
 	case user.FieldTeamID:
 		return m.TeamID()
+	case user.FieldSignInEmail:
+		return m.SignInEmail()
+	case user.FieldPasswordHash:
+		return m.PasswordHash()
+	case user.FieldInvitationHash:
+		return m.InvitationHash()
+	case user.FieldInvitationExpiresAt:
+		return m.InvitationExpiresAt()
+	case user.FieldDeactivatedAt:
+		return m.DeactivatedAt()
+	case user.FieldLastSignInAt:
+		return m.LastSignInAt()
 	}
 	return nil, false
 }
@@ -41274,6 +50762,18 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldRole(ctx)
 	case user.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case user.FieldSignInEmail:
+		return m.OldSignInEmail(ctx)
+	case user.FieldPasswordHash:
+		return m.OldPasswordHash(ctx)
+	case user.FieldInvitationHash:
+		return m.OldInvitationHash(ctx)
+	case user.FieldInvitationExpiresAt:
+		return m.OldInvitationExpiresAt(ctx)
+	case user.FieldDeactivatedAt:
+		return m.OldDeactivatedAt(ctx)
+	case user.FieldLastSignInAt:
+		return m.OldLastSignInAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -41339,6 +50839,48 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTeamID(v)
 		return nil
+	case user.FieldSignInEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignInEmail(v)
+		return nil
+	case user.FieldPasswordHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPasswordHash(v)
+		return nil
+	case user.FieldInvitationHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvitationHash(v)
+		return nil
+	case user.FieldInvitationExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvitationExpiresAt(v)
+		return nil
+	case user.FieldDeactivatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeactivatedAt(v)
+		return nil
+	case user.FieldLastSignInAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSignInAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -41372,6 +50914,24 @@ func (m *UserMutation) ClearedFields() []string {
 	if m.FieldCleared(user.FieldTeamID) {
 		fields = append(fields, user.FieldTeamID)
 	}
+	if m.FieldCleared(user.FieldSignInEmail) {
+		fields = append(fields, user.FieldSignInEmail)
+	}
+	if m.FieldCleared(user.FieldPasswordHash) {
+		fields = append(fields, user.FieldPasswordHash)
+	}
+	if m.FieldCleared(user.FieldInvitationHash) {
+		fields = append(fields, user.FieldInvitationHash)
+	}
+	if m.FieldCleared(user.FieldInvitationExpiresAt) {
+		fields = append(fields, user.FieldInvitationExpiresAt)
+	}
+	if m.FieldCleared(user.FieldDeactivatedAt) {
+		fields = append(fields, user.FieldDeactivatedAt)
+	}
+	if m.FieldCleared(user.FieldLastSignInAt) {
+		fields = append(fields, user.FieldLastSignInAt)
+	}
 	return fields
 }
 
@@ -41388,6 +50948,24 @@ func (m *UserMutation) ClearField(name string) error {
 	switch name {
 	case user.FieldTeamID:
 		m.ClearTeamID()
+		return nil
+	case user.FieldSignInEmail:
+		m.ClearSignInEmail()
+		return nil
+	case user.FieldPasswordHash:
+		m.ClearPasswordHash()
+		return nil
+	case user.FieldInvitationHash:
+		m.ClearInvitationHash()
+		return nil
+	case user.FieldInvitationExpiresAt:
+		m.ClearInvitationExpiresAt()
+		return nil
+	case user.FieldDeactivatedAt:
+		m.ClearDeactivatedAt()
+		return nil
+	case user.FieldLastSignInAt:
+		m.ClearLastSignInAt()
 		return nil
 	}
 	return fmt.Errorf("unknown User nullable field %s", name)
@@ -41420,6 +50998,24 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case user.FieldSignInEmail:
+		m.ResetSignInEmail()
+		return nil
+	case user.FieldPasswordHash:
+		m.ResetPasswordHash()
+		return nil
+	case user.FieldInvitationHash:
+		m.ResetInvitationHash()
+		return nil
+	case user.FieldInvitationExpiresAt:
+		m.ResetInvitationExpiresAt()
+		return nil
+	case user.FieldDeactivatedAt:
+		m.ResetDeactivatedAt()
+		return nil
+	case user.FieldLastSignInAt:
+		m.ResetLastSignInAt()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

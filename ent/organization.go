@@ -83,9 +83,21 @@ type OrganizationEdges struct {
 	Documents []*Document `json:"documents,omitempty"`
 	// ImportJobs holds the value of the import_jobs edge.
 	ImportJobs []*ImportJob `json:"import_jobs,omitempty"`
+	// Activities holds the value of the activities edge.
+	Activities []*Activity `json:"activities,omitempty"`
+	// Notes holds the value of the notes edge.
+	Notes []*Note `json:"notes,omitempty"`
+	// Tasks holds the value of the tasks edge.
+	Tasks []*Task `json:"tasks,omitempty"`
+	// Stipulations holds the value of the stipulations edge.
+	Stipulations []*Stipulation `json:"stipulations,omitempty"`
+	// Notifications holds the value of the notifications edge.
+	Notifications []*Notification `json:"notifications,omitempty"`
+	// SavedViews holds the value of the saved_views edge.
+	SavedViews []*SavedView `json:"saved_views,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [21]bool
+	loadedTypes [27]bool
 	// totalCount holds the count of the edges above.
 	totalCount [14]map[string]int
 
@@ -110,6 +122,12 @@ type OrganizationEdges struct {
 	namedAppInstallations     map[string][]*AppInstallation
 	namedDocuments            map[string][]*Document
 	namedImportJobs           map[string][]*ImportJob
+	namedActivities           map[string][]*Activity
+	namedNotes                map[string][]*Note
+	namedTasks                map[string][]*Task
+	namedStipulations         map[string][]*Stipulation
+	namedNotifications        map[string][]*Notification
+	namedSavedViews           map[string][]*SavedView
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -299,6 +317,60 @@ func (e OrganizationEdges) ImportJobsOrErr() ([]*ImportJob, error) {
 		return e.ImportJobs, nil
 	}
 	return nil, &NotLoadedError{edge: "import_jobs"}
+}
+
+// ActivitiesOrErr returns the Activities value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) ActivitiesOrErr() ([]*Activity, error) {
+	if e.loadedTypes[21] {
+		return e.Activities, nil
+	}
+	return nil, &NotLoadedError{edge: "activities"}
+}
+
+// NotesOrErr returns the Notes value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) NotesOrErr() ([]*Note, error) {
+	if e.loadedTypes[22] {
+		return e.Notes, nil
+	}
+	return nil, &NotLoadedError{edge: "notes"}
+}
+
+// TasksOrErr returns the Tasks value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) TasksOrErr() ([]*Task, error) {
+	if e.loadedTypes[23] {
+		return e.Tasks, nil
+	}
+	return nil, &NotLoadedError{edge: "tasks"}
+}
+
+// StipulationsOrErr returns the Stipulations value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) StipulationsOrErr() ([]*Stipulation, error) {
+	if e.loadedTypes[24] {
+		return e.Stipulations, nil
+	}
+	return nil, &NotLoadedError{edge: "stipulations"}
+}
+
+// NotificationsOrErr returns the Notifications value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) NotificationsOrErr() ([]*Notification, error) {
+	if e.loadedTypes[25] {
+		return e.Notifications, nil
+	}
+	return nil, &NotLoadedError{edge: "notifications"}
+}
+
+// SavedViewsOrErr returns the SavedViews value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) SavedViewsOrErr() ([]*SavedView, error) {
+	if e.loadedTypes[26] {
+		return e.SavedViews, nil
+	}
+	return nil, &NotLoadedError{edge: "saved_views"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -492,6 +564,36 @@ func (_m *Organization) QueryDocuments() *DocumentQuery {
 // QueryImportJobs queries the "import_jobs" edge of the Organization entity.
 func (_m *Organization) QueryImportJobs() *ImportJobQuery {
 	return NewOrganizationClient(_m.config).QueryImportJobs(_m)
+}
+
+// QueryActivities queries the "activities" edge of the Organization entity.
+func (_m *Organization) QueryActivities() *ActivityQuery {
+	return NewOrganizationClient(_m.config).QueryActivities(_m)
+}
+
+// QueryNotes queries the "notes" edge of the Organization entity.
+func (_m *Organization) QueryNotes() *NoteQuery {
+	return NewOrganizationClient(_m.config).QueryNotes(_m)
+}
+
+// QueryTasks queries the "tasks" edge of the Organization entity.
+func (_m *Organization) QueryTasks() *TaskQuery {
+	return NewOrganizationClient(_m.config).QueryTasks(_m)
+}
+
+// QueryStipulations queries the "stipulations" edge of the Organization entity.
+func (_m *Organization) QueryStipulations() *StipulationQuery {
+	return NewOrganizationClient(_m.config).QueryStipulations(_m)
+}
+
+// QueryNotifications queries the "notifications" edge of the Organization entity.
+func (_m *Organization) QueryNotifications() *NotificationQuery {
+	return NewOrganizationClient(_m.config).QueryNotifications(_m)
+}
+
+// QuerySavedViews queries the "saved_views" edge of the Organization entity.
+func (_m *Organization) QuerySavedViews() *SavedViewQuery {
+	return NewOrganizationClient(_m.config).QuerySavedViews(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -1043,6 +1145,150 @@ func (_m *Organization) appendNamedImportJobs(name string, edges ...*ImportJob) 
 		_m.Edges.namedImportJobs[name] = []*ImportJob{}
 	} else {
 		_m.Edges.namedImportJobs[name] = append(_m.Edges.namedImportJobs[name], edges...)
+	}
+}
+
+// NamedActivities returns the Activities named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedActivities(name string) ([]*Activity, error) {
+	if _m.Edges.namedActivities == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedActivities[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedActivities(name string, edges ...*Activity) {
+	if _m.Edges.namedActivities == nil {
+		_m.Edges.namedActivities = make(map[string][]*Activity)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedActivities[name] = []*Activity{}
+	} else {
+		_m.Edges.namedActivities[name] = append(_m.Edges.namedActivities[name], edges...)
+	}
+}
+
+// NamedNotes returns the Notes named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedNotes(name string) ([]*Note, error) {
+	if _m.Edges.namedNotes == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedNotes[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedNotes(name string, edges ...*Note) {
+	if _m.Edges.namedNotes == nil {
+		_m.Edges.namedNotes = make(map[string][]*Note)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedNotes[name] = []*Note{}
+	} else {
+		_m.Edges.namedNotes[name] = append(_m.Edges.namedNotes[name], edges...)
+	}
+}
+
+// NamedTasks returns the Tasks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedTasks(name string) ([]*Task, error) {
+	if _m.Edges.namedTasks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedTasks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedTasks(name string, edges ...*Task) {
+	if _m.Edges.namedTasks == nil {
+		_m.Edges.namedTasks = make(map[string][]*Task)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedTasks[name] = []*Task{}
+	} else {
+		_m.Edges.namedTasks[name] = append(_m.Edges.namedTasks[name], edges...)
+	}
+}
+
+// NamedStipulations returns the Stipulations named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedStipulations(name string) ([]*Stipulation, error) {
+	if _m.Edges.namedStipulations == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedStipulations[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedStipulations(name string, edges ...*Stipulation) {
+	if _m.Edges.namedStipulations == nil {
+		_m.Edges.namedStipulations = make(map[string][]*Stipulation)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedStipulations[name] = []*Stipulation{}
+	} else {
+		_m.Edges.namedStipulations[name] = append(_m.Edges.namedStipulations[name], edges...)
+	}
+}
+
+// NamedNotifications returns the Notifications named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedNotifications(name string) ([]*Notification, error) {
+	if _m.Edges.namedNotifications == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedNotifications[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedNotifications(name string, edges ...*Notification) {
+	if _m.Edges.namedNotifications == nil {
+		_m.Edges.namedNotifications = make(map[string][]*Notification)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedNotifications[name] = []*Notification{}
+	} else {
+		_m.Edges.namedNotifications[name] = append(_m.Edges.namedNotifications[name], edges...)
+	}
+}
+
+// NamedSavedViews returns the SavedViews named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedSavedViews(name string) ([]*SavedView, error) {
+	if _m.Edges.namedSavedViews == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedSavedViews[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedSavedViews(name string, edges ...*SavedView) {
+	if _m.Edges.namedSavedViews == nil {
+		_m.Edges.namedSavedViews = make(map[string][]*SavedView)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedSavedViews[name] = []*SavedView{}
+	} else {
+		_m.Edges.namedSavedViews[name] = append(_m.Edges.namedSavedViews[name], edges...)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -32,9 +33,14 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
@@ -68,6 +74,12 @@ type OrganizationQuery struct {
 	withAppInstallations          *AppInstallationQuery
 	withDocuments                 *DocumentQuery
 	withImportJobs                *ImportJobQuery
+	withActivities                *ActivityQuery
+	withNotes                     *NoteQuery
+	withTasks                     *TaskQuery
+	withStipulations              *StipulationQuery
+	withNotifications             *NotificationQuery
+	withSavedViews                *SavedViewQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -91,6 +103,12 @@ type OrganizationQuery struct {
 	withNamedAppInstallations     map[string]*AppInstallationQuery
 	withNamedDocuments            map[string]*DocumentQuery
 	withNamedImportJobs           map[string]*ImportJobQuery
+	withNamedActivities           map[string]*ActivityQuery
+	withNamedNotes                map[string]*NoteQuery
+	withNamedTasks                map[string]*TaskQuery
+	withNamedStipulations         map[string]*StipulationQuery
+	withNamedNotifications        map[string]*NotificationQuery
+	withNamedSavedViews           map[string]*SavedViewQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -589,6 +607,138 @@ func (_q *OrganizationQuery) QueryImportJobs() *ImportJobQuery {
 	return query
 }
 
+// QueryActivities chains the current query on the "activities" edge.
+func (_q *OrganizationQuery) QueryActivities() *ActivityQuery {
+	query := (&ActivityClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(activity.Table, activity.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ActivitiesTable, organization.ActivitiesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryNotes chains the current query on the "notes" edge.
+func (_q *OrganizationQuery) QueryNotes() *NoteQuery {
+	query := (&NoteClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(note.Table, note.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.NotesTable, organization.NotesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryTasks chains the current query on the "tasks" edge.
+func (_q *OrganizationQuery) QueryTasks() *TaskQuery {
+	query := (&TaskClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.TasksTable, organization.TasksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryStipulations chains the current query on the "stipulations" edge.
+func (_q *OrganizationQuery) QueryStipulations() *StipulationQuery {
+	query := (&StipulationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(stipulation.Table, stipulation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.StipulationsTable, organization.StipulationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryNotifications chains the current query on the "notifications" edge.
+func (_q *OrganizationQuery) QueryNotifications() *NotificationQuery {
+	query := (&NotificationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(notification.Table, notification.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.NotificationsTable, organization.NotificationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QuerySavedViews chains the current query on the "saved_views" edge.
+func (_q *OrganizationQuery) QuerySavedViews() *SavedViewQuery {
+	query := (&SavedViewClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(savedview.Table, savedview.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.SavedViewsTable, organization.SavedViewsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -802,6 +952,12 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withAppInstallations:     _q.withAppInstallations.Clone(),
 		withDocuments:            _q.withDocuments.Clone(),
 		withImportJobs:           _q.withImportJobs.Clone(),
+		withActivities:           _q.withActivities.Clone(),
+		withNotes:                _q.withNotes.Clone(),
+		withTasks:                _q.withTasks.Clone(),
+		withStipulations:         _q.withStipulations.Clone(),
+		withNotifications:        _q.withNotifications.Clone(),
+		withSavedViews:           _q.withSavedViews.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -1040,6 +1196,72 @@ func (_q *OrganizationQuery) WithImportJobs(opts ...func(*ImportJobQuery)) *Orga
 	return _q
 }
 
+// WithActivities tells the query-builder to eager-load the nodes that are connected to
+// the "activities" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithActivities(opts ...func(*ActivityQuery)) *OrganizationQuery {
+	query := (&ActivityClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withActivities = query
+	return _q
+}
+
+// WithNotes tells the query-builder to eager-load the nodes that are connected to
+// the "notes" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNotes(opts ...func(*NoteQuery)) *OrganizationQuery {
+	query := (&NoteClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNotes = query
+	return _q
+}
+
+// WithTasks tells the query-builder to eager-load the nodes that are connected to
+// the "tasks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithTasks(opts ...func(*TaskQuery)) *OrganizationQuery {
+	query := (&TaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withTasks = query
+	return _q
+}
+
+// WithStipulations tells the query-builder to eager-load the nodes that are connected to
+// the "stipulations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithStipulations(opts ...func(*StipulationQuery)) *OrganizationQuery {
+	query := (&StipulationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withStipulations = query
+	return _q
+}
+
+// WithNotifications tells the query-builder to eager-load the nodes that are connected to
+// the "notifications" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNotifications(opts ...func(*NotificationQuery)) *OrganizationQuery {
+	query := (&NotificationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNotifications = query
+	return _q
+}
+
+// WithSavedViews tells the query-builder to eager-load the nodes that are connected to
+// the "saved_views" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithSavedViews(opts ...func(*SavedViewQuery)) *OrganizationQuery {
+	query := (&SavedViewClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withSavedViews = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1124,7 +1346,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [21]bool{
+		loadedTypes = [27]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -1146,6 +1368,12 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withAppInstallations != nil,
 			_q.withDocuments != nil,
 			_q.withImportJobs != nil,
+			_q.withActivities != nil,
+			_q.withNotes != nil,
+			_q.withTasks != nil,
+			_q.withStipulations != nil,
+			_q.withNotifications != nil,
+			_q.withSavedViews != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1324,6 +1552,48 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withActivities; query != nil {
+		if err := _q.loadActivities(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Activities = []*Activity{} },
+			func(n *Organization, e *Activity) { n.Edges.Activities = append(n.Edges.Activities, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withNotes; query != nil {
+		if err := _q.loadNotes(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Notes = []*Note{} },
+			func(n *Organization, e *Note) { n.Edges.Notes = append(n.Edges.Notes, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withTasks; query != nil {
+		if err := _q.loadTasks(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Tasks = []*Task{} },
+			func(n *Organization, e *Task) { n.Edges.Tasks = append(n.Edges.Tasks, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withStipulations; query != nil {
+		if err := _q.loadStipulations(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Stipulations = []*Stipulation{} },
+			func(n *Organization, e *Stipulation) { n.Edges.Stipulations = append(n.Edges.Stipulations, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withNotifications; query != nil {
+		if err := _q.loadNotifications(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Notifications = []*Notification{} },
+			func(n *Organization, e *Notification) { n.Edges.Notifications = append(n.Edges.Notifications, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withSavedViews; query != nil {
+		if err := _q.loadSavedViews(ctx, query, nodes,
+			func(n *Organization) { n.Edges.SavedViews = []*SavedView{} },
+			func(n *Organization, e *SavedView) { n.Edges.SavedViews = append(n.Edges.SavedViews, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -1468,6 +1738,48 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadImportJobs(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedImportJobs(name) },
 			func(n *Organization, e *ImportJob) { n.appendNamedImportJobs(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedActivities {
+		if err := _q.loadActivities(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedActivities(name) },
+			func(n *Organization, e *Activity) { n.appendNamedActivities(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedNotes {
+		if err := _q.loadNotes(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedNotes(name) },
+			func(n *Organization, e *Note) { n.appendNamedNotes(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedTasks {
+		if err := _q.loadTasks(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedTasks(name) },
+			func(n *Organization, e *Task) { n.appendNamedTasks(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedStipulations {
+		if err := _q.loadStipulations(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedStipulations(name) },
+			func(n *Organization, e *Stipulation) { n.appendNamedStipulations(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedNotifications {
+		if err := _q.loadNotifications(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedNotifications(name) },
+			func(n *Organization, e *Notification) { n.appendNamedNotifications(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedSavedViews {
+		if err := _q.loadSavedViews(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedSavedViews(name) },
+			func(n *Organization, e *SavedView) { n.appendNamedSavedViews(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -2109,6 +2421,186 @@ func (_q *OrganizationQuery) loadImportJobs(ctx context.Context, query *ImportJo
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadActivities(ctx context.Context, query *ActivityQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Activity)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(activity.FieldOrgID)
+	}
+	query.Where(predicate.Activity(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.ActivitiesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadNotes(ctx context.Context, query *NoteQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Note)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(note.FieldOrgID)
+	}
+	query.Where(predicate.Note(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.NotesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadTasks(ctx context.Context, query *TaskQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Task)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(task.FieldOrgID)
+	}
+	query.Where(predicate.Task(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.TasksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadStipulations(ctx context.Context, query *StipulationQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Stipulation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(stipulation.FieldOrgID)
+	}
+	query.Where(predicate.Stipulation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.StipulationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadNotifications(ctx context.Context, query *NotificationQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Notification)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(notification.FieldOrgID)
+	}
+	query.Where(predicate.Notification(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.NotificationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadSavedViews(ctx context.Context, query *SavedViewQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *SavedView)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(savedview.FieldOrgID)
+	}
+	query.Where(predicate.SavedView(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.SavedViewsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -2520,6 +3012,90 @@ func (_q *OrganizationQuery) WithNamedImportJobs(name string, opts ...func(*Impo
 		_q.withNamedImportJobs = make(map[string]*ImportJobQuery)
 	}
 	_q.withNamedImportJobs[name] = query
+	return _q
+}
+
+// WithNamedActivities tells the query-builder to eager-load the nodes that are connected to the "activities"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedActivities(name string, opts ...func(*ActivityQuery)) *OrganizationQuery {
+	query := (&ActivityClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedActivities == nil {
+		_q.withNamedActivities = make(map[string]*ActivityQuery)
+	}
+	_q.withNamedActivities[name] = query
+	return _q
+}
+
+// WithNamedNotes tells the query-builder to eager-load the nodes that are connected to the "notes"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedNotes(name string, opts ...func(*NoteQuery)) *OrganizationQuery {
+	query := (&NoteClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedNotes == nil {
+		_q.withNamedNotes = make(map[string]*NoteQuery)
+	}
+	_q.withNamedNotes[name] = query
+	return _q
+}
+
+// WithNamedTasks tells the query-builder to eager-load the nodes that are connected to the "tasks"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedTasks(name string, opts ...func(*TaskQuery)) *OrganizationQuery {
+	query := (&TaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedTasks == nil {
+		_q.withNamedTasks = make(map[string]*TaskQuery)
+	}
+	_q.withNamedTasks[name] = query
+	return _q
+}
+
+// WithNamedStipulations tells the query-builder to eager-load the nodes that are connected to the "stipulations"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedStipulations(name string, opts ...func(*StipulationQuery)) *OrganizationQuery {
+	query := (&StipulationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedStipulations == nil {
+		_q.withNamedStipulations = make(map[string]*StipulationQuery)
+	}
+	_q.withNamedStipulations[name] = query
+	return _q
+}
+
+// WithNamedNotifications tells the query-builder to eager-load the nodes that are connected to the "notifications"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedNotifications(name string, opts ...func(*NotificationQuery)) *OrganizationQuery {
+	query := (&NotificationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedNotifications == nil {
+		_q.withNamedNotifications = make(map[string]*NotificationQuery)
+	}
+	_q.withNamedNotifications[name] = query
+	return _q
+}
+
+// WithNamedSavedViews tells the query-builder to eager-load the nodes that are connected to the "saved_views"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedSavedViews(name string, opts ...func(*SavedViewQuery)) *OrganizationQuery {
+	query := (&SavedViewClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedSavedViews == nil {
+		_q.withNamedSavedViews = make(map[string]*SavedViewQuery)
+	}
+	_q.withNamedSavedViews[name] = query
 	return _q
 }
 

@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// Activity is the client for interacting with the Activity builders.
+	Activity *ActivityClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
 	// App is the client for interacting with the App builders.
@@ -70,12 +72,28 @@ type Tx struct {
 	Lender *LenderClient
 	// LenderDay is the client for interacting with the LenderDay builders.
 	LenderDay *LenderDayClient
+	// Note is the client for interacting with the Note builders.
+	Note *NoteClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PaymentDay is the client for interacting with the PaymentDay builders.
 	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// SavedView is the client for interacting with the SavedView builders.
+	SavedView *SavedViewClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
+	// SignInFailure is the client for interacting with the SignInFailure builders.
+	SignInFailure *SignInFailureClient
+	// SignInFlow is the client for interacting with the SignInFlow builders.
+	SignInFlow *SignInFlowClient
+	// Stipulation is the client for interacting with the Stipulation builders.
+	Stipulation *StipulationClient
+	// Task is the client for interacting with the Task builders.
+	Task *TaskClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -220,6 +238,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.Activity = NewActivityClient(tx.config)
 	tx.AgentPresence = NewAgentPresenceClient(tx.config)
 	tx.App = NewAppClient(tx.config)
 	tx.AppInstallation = NewAppInstallationClient(tx.config)
@@ -247,9 +266,17 @@ func (tx *Tx) init() {
 	tx.LeadDay = NewLeadDayClient(tx.config)
 	tx.Lender = NewLenderClient(tx.config)
 	tx.LenderDay = NewLenderDayClient(tx.config)
+	tx.Note = NewNoteClient(tx.config)
+	tx.Notification = NewNotificationClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PaymentDay = NewPaymentDayClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
+	tx.SavedView = NewSavedViewClient(tx.config)
+	tx.Session = NewSessionClient(tx.config)
+	tx.SignInFailure = NewSignInFailureClient(tx.config)
+	tx.SignInFlow = NewSignInFlowClient(tx.config)
+	tx.Stipulation = NewStipulationClient(tx.config)
+	tx.Task = NewTaskClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)

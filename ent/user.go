@@ -38,6 +38,18 @@ type User struct {
 	Role user.Role `json:"role,omitempty"`
 	// The id of the user's team; null when in none. Setting it moves the user to that team.
 	TeamID *uuid.UUID `json:"team_id,omitempty"`
+	// SignInEmail holds the value of the "sign_in_email" field.
+	SignInEmail *string `json:"sign_in_email,omitempty"`
+	// PasswordHash holds the value of the "password_hash" field.
+	PasswordHash *string `json:"-"`
+	// InvitationHash holds the value of the "invitation_hash" field.
+	InvitationHash *string `json:"-"`
+	// When the open invitation stops working; null when none is open.
+	InvitationExpiresAt *time.Time `json:"invitation_expires_at,omitempty"`
+	// When an admin deactivated the user's sign-in; null while it works.
+	DeactivatedAt *time.Time `json:"deactivated_at,omitempty"`
+	// When the user last signed in; null for never.
+	LastSignInAt *time.Time `json:"last_sign_in_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the UserQuery when eager-loading is set.
 	Edges        UserEdges `json:"edges"`
@@ -124,9 +136,9 @@ func (*User) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case user.FieldTeamID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole:
+		case user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole, user.FieldSignInEmail, user.FieldPasswordHash, user.FieldInvitationHash:
 			values[i] = new(sql.NullString)
-		case user.FieldCreatedAt, user.FieldUpdatedAt:
+		case user.FieldCreatedAt, user.FieldUpdatedAt, user.FieldInvitationExpiresAt, user.FieldDeactivatedAt, user.FieldLastSignInAt:
 			values[i] = new(sql.NullTime)
 		case user.FieldID, user.FieldOrgID:
 			values[i] = new(uuid.UUID)
@@ -199,6 +211,48 @@ func (_m *User) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.TeamID = new(uuid.UUID)
 				*_m.TeamID = *value.S.(*uuid.UUID)
+			}
+		case user.FieldSignInEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field sign_in_email", values[i])
+			} else if value.Valid {
+				_m.SignInEmail = new(string)
+				*_m.SignInEmail = value.String
+			}
+		case user.FieldPasswordHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field password_hash", values[i])
+			} else if value.Valid {
+				_m.PasswordHash = new(string)
+				*_m.PasswordHash = value.String
+			}
+		case user.FieldInvitationHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field invitation_hash", values[i])
+			} else if value.Valid {
+				_m.InvitationHash = new(string)
+				*_m.InvitationHash = value.String
+			}
+		case user.FieldInvitationExpiresAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field invitation_expires_at", values[i])
+			} else if value.Valid {
+				_m.InvitationExpiresAt = new(time.Time)
+				*_m.InvitationExpiresAt = value.Time
+			}
+		case user.FieldDeactivatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field deactivated_at", values[i])
+			} else if value.Valid {
+				_m.DeactivatedAt = new(time.Time)
+				*_m.DeactivatedAt = value.Time
+			}
+		case user.FieldLastSignInAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field last_sign_in_at", values[i])
+			} else if value.Valid {
+				_m.LastSignInAt = new(time.Time)
+				*_m.LastSignInAt = value.Time
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -285,6 +339,30 @@ func (_m *User) String() string {
 	if v := _m.TeamID; v != nil {
 		builder.WriteString("team_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.SignInEmail; v != nil {
+		builder.WriteString("sign_in_email=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("password_hash=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("invitation_hash=<sensitive>")
+	builder.WriteString(", ")
+	if v := _m.InvitationExpiresAt; v != nil {
+		builder.WriteString("invitation_expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeactivatedAt; v != nil {
+		builder.WriteString("deactivated_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.LastSignInAt; v != nil {
+		builder.WriteString("last_sign_in_at=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

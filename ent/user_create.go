@@ -109,6 +109,90 @@ func (_c *UserCreate) SetNillableTeamID(v *uuid.UUID) *UserCreate {
 	return _c
 }
 
+// SetSignInEmail sets the "sign_in_email" field.
+func (_c *UserCreate) SetSignInEmail(v string) *UserCreate {
+	_c.mutation.SetSignInEmail(v)
+	return _c
+}
+
+// SetNillableSignInEmail sets the "sign_in_email" field if the given value is not nil.
+func (_c *UserCreate) SetNillableSignInEmail(v *string) *UserCreate {
+	if v != nil {
+		_c.SetSignInEmail(*v)
+	}
+	return _c
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (_c *UserCreate) SetPasswordHash(v string) *UserCreate {
+	_c.mutation.SetPasswordHash(v)
+	return _c
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_c *UserCreate) SetNillablePasswordHash(v *string) *UserCreate {
+	if v != nil {
+		_c.SetPasswordHash(*v)
+	}
+	return _c
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (_c *UserCreate) SetInvitationHash(v string) *UserCreate {
+	_c.mutation.SetInvitationHash(v)
+	return _c
+}
+
+// SetNillableInvitationHash sets the "invitation_hash" field if the given value is not nil.
+func (_c *UserCreate) SetNillableInvitationHash(v *string) *UserCreate {
+	if v != nil {
+		_c.SetInvitationHash(*v)
+	}
+	return _c
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (_c *UserCreate) SetInvitationExpiresAt(v time.Time) *UserCreate {
+	_c.mutation.SetInvitationExpiresAt(v)
+	return _c
+}
+
+// SetNillableInvitationExpiresAt sets the "invitation_expires_at" field if the given value is not nil.
+func (_c *UserCreate) SetNillableInvitationExpiresAt(v *time.Time) *UserCreate {
+	if v != nil {
+		_c.SetInvitationExpiresAt(*v)
+	}
+	return _c
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (_c *UserCreate) SetDeactivatedAt(v time.Time) *UserCreate {
+	_c.mutation.SetDeactivatedAt(v)
+	return _c
+}
+
+// SetNillableDeactivatedAt sets the "deactivated_at" field if the given value is not nil.
+func (_c *UserCreate) SetNillableDeactivatedAt(v *time.Time) *UserCreate {
+	if v != nil {
+		_c.SetDeactivatedAt(*v)
+	}
+	return _c
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (_c *UserCreate) SetLastSignInAt(v time.Time) *UserCreate {
+	_c.mutation.SetLastSignInAt(v)
+	return _c
+}
+
+// SetNillableLastSignInAt sets the "last_sign_in_at" field if the given value is not nil.
+func (_c *UserCreate) SetNillableLastSignInAt(v *time.Time) *UserCreate {
+	if v != nil {
+		_c.SetLastSignInAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *UserCreate) SetID(v uuid.UUID) *UserCreate {
 	_c.mutation.SetID(v)
@@ -359,6 +443,30 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 		_spec.SetField(user.FieldRole, field.TypeEnum, value)
 		_node.Role = value
 	}
+	if value, ok := _c.mutation.SignInEmail(); ok {
+		_spec.SetField(user.FieldSignInEmail, field.TypeString, value)
+		_node.SignInEmail = &value
+	}
+	if value, ok := _c.mutation.PasswordHash(); ok {
+		_spec.SetField(user.FieldPasswordHash, field.TypeString, value)
+		_node.PasswordHash = &value
+	}
+	if value, ok := _c.mutation.InvitationHash(); ok {
+		_spec.SetField(user.FieldInvitationHash, field.TypeString, value)
+		_node.InvitationHash = &value
+	}
+	if value, ok := _c.mutation.InvitationExpiresAt(); ok {
+		_spec.SetField(user.FieldInvitationExpiresAt, field.TypeTime, value)
+		_node.InvitationExpiresAt = &value
+	}
+	if value, ok := _c.mutation.DeactivatedAt(); ok {
+		_spec.SetField(user.FieldDeactivatedAt, field.TypeTime, value)
+		_node.DeactivatedAt = &value
+	}
+	if value, ok := _c.mutation.LastSignInAt(); ok {
+		_spec.SetField(user.FieldLastSignInAt, field.TypeTime, value)
+		_node.LastSignInAt = &value
+	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -571,6 +679,114 @@ func (u *UserUpsert) ClearTeamID() *UserUpsert {
 	return u
 }
 
+// SetSignInEmail sets the "sign_in_email" field.
+func (u *UserUpsert) SetSignInEmail(v string) *UserUpsert {
+	u.Set(user.FieldSignInEmail, v)
+	return u
+}
+
+// UpdateSignInEmail sets the "sign_in_email" field to the value that was provided on create.
+func (u *UserUpsert) UpdateSignInEmail() *UserUpsert {
+	u.SetExcluded(user.FieldSignInEmail)
+	return u
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (u *UserUpsert) ClearSignInEmail() *UserUpsert {
+	u.SetNull(user.FieldSignInEmail)
+	return u
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (u *UserUpsert) SetPasswordHash(v string) *UserUpsert {
+	u.Set(user.FieldPasswordHash, v)
+	return u
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *UserUpsert) UpdatePasswordHash() *UserUpsert {
+	u.SetExcluded(user.FieldPasswordHash)
+	return u
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (u *UserUpsert) ClearPasswordHash() *UserUpsert {
+	u.SetNull(user.FieldPasswordHash)
+	return u
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (u *UserUpsert) SetInvitationHash(v string) *UserUpsert {
+	u.Set(user.FieldInvitationHash, v)
+	return u
+}
+
+// UpdateInvitationHash sets the "invitation_hash" field to the value that was provided on create.
+func (u *UserUpsert) UpdateInvitationHash() *UserUpsert {
+	u.SetExcluded(user.FieldInvitationHash)
+	return u
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (u *UserUpsert) ClearInvitationHash() *UserUpsert {
+	u.SetNull(user.FieldInvitationHash)
+	return u
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (u *UserUpsert) SetInvitationExpiresAt(v time.Time) *UserUpsert {
+	u.Set(user.FieldInvitationExpiresAt, v)
+	return u
+}
+
+// UpdateInvitationExpiresAt sets the "invitation_expires_at" field to the value that was provided on create.
+func (u *UserUpsert) UpdateInvitationExpiresAt() *UserUpsert {
+	u.SetExcluded(user.FieldInvitationExpiresAt)
+	return u
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (u *UserUpsert) ClearInvitationExpiresAt() *UserUpsert {
+	u.SetNull(user.FieldInvitationExpiresAt)
+	return u
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (u *UserUpsert) SetDeactivatedAt(v time.Time) *UserUpsert {
+	u.Set(user.FieldDeactivatedAt, v)
+	return u
+}
+
+// UpdateDeactivatedAt sets the "deactivated_at" field to the value that was provided on create.
+func (u *UserUpsert) UpdateDeactivatedAt() *UserUpsert {
+	u.SetExcluded(user.FieldDeactivatedAt)
+	return u
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (u *UserUpsert) ClearDeactivatedAt() *UserUpsert {
+	u.SetNull(user.FieldDeactivatedAt)
+	return u
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (u *UserUpsert) SetLastSignInAt(v time.Time) *UserUpsert {
+	u.Set(user.FieldLastSignInAt, v)
+	return u
+}
+
+// UpdateLastSignInAt sets the "last_sign_in_at" field to the value that was provided on create.
+func (u *UserUpsert) UpdateLastSignInAt() *UserUpsert {
+	u.SetExcluded(user.FieldLastSignInAt)
+	return u
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (u *UserUpsert) ClearLastSignInAt() *UserUpsert {
+	u.SetNull(user.FieldLastSignInAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -713,6 +929,132 @@ func (u *UserUpsertOne) UpdateTeamID() *UserUpsertOne {
 func (u *UserUpsertOne) ClearTeamID() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearTeamID()
+	})
+}
+
+// SetSignInEmail sets the "sign_in_email" field.
+func (u *UserUpsertOne) SetSignInEmail(v string) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSignInEmail(v)
+	})
+}
+
+// UpdateSignInEmail sets the "sign_in_email" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateSignInEmail() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSignInEmail()
+	})
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (u *UserUpsertOne) ClearSignInEmail() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSignInEmail()
+	})
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (u *UserUpsertOne) SetPasswordHash(v string) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetPasswordHash(v)
+	})
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdatePasswordHash() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdatePasswordHash()
+	})
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (u *UserUpsertOne) ClearPasswordHash() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearPasswordHash()
+	})
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (u *UserUpsertOne) SetInvitationHash(v string) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetInvitationHash(v)
+	})
+}
+
+// UpdateInvitationHash sets the "invitation_hash" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateInvitationHash() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateInvitationHash()
+	})
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (u *UserUpsertOne) ClearInvitationHash() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearInvitationHash()
+	})
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (u *UserUpsertOne) SetInvitationExpiresAt(v time.Time) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetInvitationExpiresAt(v)
+	})
+}
+
+// UpdateInvitationExpiresAt sets the "invitation_expires_at" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateInvitationExpiresAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateInvitationExpiresAt()
+	})
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (u *UserUpsertOne) ClearInvitationExpiresAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearInvitationExpiresAt()
+	})
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (u *UserUpsertOne) SetDeactivatedAt(v time.Time) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetDeactivatedAt(v)
+	})
+}
+
+// UpdateDeactivatedAt sets the "deactivated_at" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateDeactivatedAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateDeactivatedAt()
+	})
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (u *UserUpsertOne) ClearDeactivatedAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearDeactivatedAt()
+	})
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (u *UserUpsertOne) SetLastSignInAt(v time.Time) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetLastSignInAt(v)
+	})
+}
+
+// UpdateLastSignInAt sets the "last_sign_in_at" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateLastSignInAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateLastSignInAt()
+	})
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (u *UserUpsertOne) ClearLastSignInAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearLastSignInAt()
 	})
 }
 
@@ -1025,6 +1367,132 @@ func (u *UserUpsertBulk) UpdateTeamID() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearTeamID() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearTeamID()
+	})
+}
+
+// SetSignInEmail sets the "sign_in_email" field.
+func (u *UserUpsertBulk) SetSignInEmail(v string) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSignInEmail(v)
+	})
+}
+
+// UpdateSignInEmail sets the "sign_in_email" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateSignInEmail() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSignInEmail()
+	})
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (u *UserUpsertBulk) ClearSignInEmail() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSignInEmail()
+	})
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (u *UserUpsertBulk) SetPasswordHash(v string) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetPasswordHash(v)
+	})
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdatePasswordHash() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdatePasswordHash()
+	})
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (u *UserUpsertBulk) ClearPasswordHash() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearPasswordHash()
+	})
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (u *UserUpsertBulk) SetInvitationHash(v string) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetInvitationHash(v)
+	})
+}
+
+// UpdateInvitationHash sets the "invitation_hash" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateInvitationHash() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateInvitationHash()
+	})
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (u *UserUpsertBulk) ClearInvitationHash() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearInvitationHash()
+	})
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (u *UserUpsertBulk) SetInvitationExpiresAt(v time.Time) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetInvitationExpiresAt(v)
+	})
+}
+
+// UpdateInvitationExpiresAt sets the "invitation_expires_at" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateInvitationExpiresAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateInvitationExpiresAt()
+	})
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (u *UserUpsertBulk) ClearInvitationExpiresAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearInvitationExpiresAt()
+	})
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (u *UserUpsertBulk) SetDeactivatedAt(v time.Time) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetDeactivatedAt(v)
+	})
+}
+
+// UpdateDeactivatedAt sets the "deactivated_at" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateDeactivatedAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateDeactivatedAt()
+	})
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (u *UserUpsertBulk) ClearDeactivatedAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearDeactivatedAt()
+	})
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (u *UserUpsertBulk) SetLastSignInAt(v time.Time) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetLastSignInAt(v)
+	})
+}
+
+// UpdateLastSignInAt sets the "last_sign_in_at" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateLastSignInAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateLastSignInAt()
+	})
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (u *UserUpsertBulk) ClearLastSignInAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearLastSignInAt()
 	})
 }
 

@@ -116,6 +116,126 @@ func (_u *UserUpdate) ClearTeamID() *UserUpdate {
 	return _u
 }
 
+// SetSignInEmail sets the "sign_in_email" field.
+func (_u *UserUpdate) SetSignInEmail(v string) *UserUpdate {
+	_u.mutation.SetSignInEmail(v)
+	return _u
+}
+
+// SetNillableSignInEmail sets the "sign_in_email" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableSignInEmail(v *string) *UserUpdate {
+	if v != nil {
+		_u.SetSignInEmail(*v)
+	}
+	return _u
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (_u *UserUpdate) ClearSignInEmail() *UserUpdate {
+	_u.mutation.ClearSignInEmail()
+	return _u
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (_u *UserUpdate) SetPasswordHash(v string) *UserUpdate {
+	_u.mutation.SetPasswordHash(v)
+	return _u
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_u *UserUpdate) SetNillablePasswordHash(v *string) *UserUpdate {
+	if v != nil {
+		_u.SetPasswordHash(*v)
+	}
+	return _u
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (_u *UserUpdate) ClearPasswordHash() *UserUpdate {
+	_u.mutation.ClearPasswordHash()
+	return _u
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (_u *UserUpdate) SetInvitationHash(v string) *UserUpdate {
+	_u.mutation.SetInvitationHash(v)
+	return _u
+}
+
+// SetNillableInvitationHash sets the "invitation_hash" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableInvitationHash(v *string) *UserUpdate {
+	if v != nil {
+		_u.SetInvitationHash(*v)
+	}
+	return _u
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (_u *UserUpdate) ClearInvitationHash() *UserUpdate {
+	_u.mutation.ClearInvitationHash()
+	return _u
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (_u *UserUpdate) SetInvitationExpiresAt(v time.Time) *UserUpdate {
+	_u.mutation.SetInvitationExpiresAt(v)
+	return _u
+}
+
+// SetNillableInvitationExpiresAt sets the "invitation_expires_at" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableInvitationExpiresAt(v *time.Time) *UserUpdate {
+	if v != nil {
+		_u.SetInvitationExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (_u *UserUpdate) ClearInvitationExpiresAt() *UserUpdate {
+	_u.mutation.ClearInvitationExpiresAt()
+	return _u
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (_u *UserUpdate) SetDeactivatedAt(v time.Time) *UserUpdate {
+	_u.mutation.SetDeactivatedAt(v)
+	return _u
+}
+
+// SetNillableDeactivatedAt sets the "deactivated_at" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableDeactivatedAt(v *time.Time) *UserUpdate {
+	if v != nil {
+		_u.SetDeactivatedAt(*v)
+	}
+	return _u
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (_u *UserUpdate) ClearDeactivatedAt() *UserUpdate {
+	_u.mutation.ClearDeactivatedAt()
+	return _u
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (_u *UserUpdate) SetLastSignInAt(v time.Time) *UserUpdate {
+	_u.mutation.SetLastSignInAt(v)
+	return _u
+}
+
+// SetNillableLastSignInAt sets the "last_sign_in_at" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableLastSignInAt(v *time.Time) *UserUpdate {
+	if v != nil {
+		_u.SetLastSignInAt(*v)
+	}
+	return _u
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (_u *UserUpdate) ClearLastSignInAt() *UserUpdate {
+	_u.mutation.ClearLastSignInAt()
+	return _u
+}
+
 // SetTeam sets the "team" edge to the Team entity.
 func (_u *UserUpdate) SetTeam(v *Team) *UserUpdate {
 	return _u.SetTeamID(v.ID)
@@ -331,6 +451,42 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(user.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.SignInEmail(); ok {
+		_spec.SetField(user.FieldSignInEmail, field.TypeString, value)
+	}
+	if _u.mutation.SignInEmailCleared() {
+		_spec.ClearField(user.FieldSignInEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.PasswordHash(); ok {
+		_spec.SetField(user.FieldPasswordHash, field.TypeString, value)
+	}
+	if _u.mutation.PasswordHashCleared() {
+		_spec.ClearField(user.FieldPasswordHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.InvitationHash(); ok {
+		_spec.SetField(user.FieldInvitationHash, field.TypeString, value)
+	}
+	if _u.mutation.InvitationHashCleared() {
+		_spec.ClearField(user.FieldInvitationHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.InvitationExpiresAt(); ok {
+		_spec.SetField(user.FieldInvitationExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.InvitationExpiresAtCleared() {
+		_spec.ClearField(user.FieldInvitationExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DeactivatedAt(); ok {
+		_spec.SetField(user.FieldDeactivatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DeactivatedAtCleared() {
+		_spec.ClearField(user.FieldDeactivatedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LastSignInAt(); ok {
+		_spec.SetField(user.FieldLastSignInAt, field.TypeTime, value)
+	}
+	if _u.mutation.LastSignInAtCleared() {
+		_spec.ClearField(user.FieldLastSignInAt, field.TypeTime)
 	}
 	if _u.mutation.TeamCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -584,6 +740,126 @@ func (_u *UserUpdateOne) ClearTeamID() *UserUpdateOne {
 	return _u
 }
 
+// SetSignInEmail sets the "sign_in_email" field.
+func (_u *UserUpdateOne) SetSignInEmail(v string) *UserUpdateOne {
+	_u.mutation.SetSignInEmail(v)
+	return _u
+}
+
+// SetNillableSignInEmail sets the "sign_in_email" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableSignInEmail(v *string) *UserUpdateOne {
+	if v != nil {
+		_u.SetSignInEmail(*v)
+	}
+	return _u
+}
+
+// ClearSignInEmail clears the value of the "sign_in_email" field.
+func (_u *UserUpdateOne) ClearSignInEmail() *UserUpdateOne {
+	_u.mutation.ClearSignInEmail()
+	return _u
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (_u *UserUpdateOne) SetPasswordHash(v string) *UserUpdateOne {
+	_u.mutation.SetPasswordHash(v)
+	return _u
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillablePasswordHash(v *string) *UserUpdateOne {
+	if v != nil {
+		_u.SetPasswordHash(*v)
+	}
+	return _u
+}
+
+// ClearPasswordHash clears the value of the "password_hash" field.
+func (_u *UserUpdateOne) ClearPasswordHash() *UserUpdateOne {
+	_u.mutation.ClearPasswordHash()
+	return _u
+}
+
+// SetInvitationHash sets the "invitation_hash" field.
+func (_u *UserUpdateOne) SetInvitationHash(v string) *UserUpdateOne {
+	_u.mutation.SetInvitationHash(v)
+	return _u
+}
+
+// SetNillableInvitationHash sets the "invitation_hash" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableInvitationHash(v *string) *UserUpdateOne {
+	if v != nil {
+		_u.SetInvitationHash(*v)
+	}
+	return _u
+}
+
+// ClearInvitationHash clears the value of the "invitation_hash" field.
+func (_u *UserUpdateOne) ClearInvitationHash() *UserUpdateOne {
+	_u.mutation.ClearInvitationHash()
+	return _u
+}
+
+// SetInvitationExpiresAt sets the "invitation_expires_at" field.
+func (_u *UserUpdateOne) SetInvitationExpiresAt(v time.Time) *UserUpdateOne {
+	_u.mutation.SetInvitationExpiresAt(v)
+	return _u
+}
+
+// SetNillableInvitationExpiresAt sets the "invitation_expires_at" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableInvitationExpiresAt(v *time.Time) *UserUpdateOne {
+	if v != nil {
+		_u.SetInvitationExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearInvitationExpiresAt clears the value of the "invitation_expires_at" field.
+func (_u *UserUpdateOne) ClearInvitationExpiresAt() *UserUpdateOne {
+	_u.mutation.ClearInvitationExpiresAt()
+	return _u
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (_u *UserUpdateOne) SetDeactivatedAt(v time.Time) *UserUpdateOne {
+	_u.mutation.SetDeactivatedAt(v)
+	return _u
+}
+
+// SetNillableDeactivatedAt sets the "deactivated_at" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableDeactivatedAt(v *time.Time) *UserUpdateOne {
+	if v != nil {
+		_u.SetDeactivatedAt(*v)
+	}
+	return _u
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (_u *UserUpdateOne) ClearDeactivatedAt() *UserUpdateOne {
+	_u.mutation.ClearDeactivatedAt()
+	return _u
+}
+
+// SetLastSignInAt sets the "last_sign_in_at" field.
+func (_u *UserUpdateOne) SetLastSignInAt(v time.Time) *UserUpdateOne {
+	_u.mutation.SetLastSignInAt(v)
+	return _u
+}
+
+// SetNillableLastSignInAt sets the "last_sign_in_at" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableLastSignInAt(v *time.Time) *UserUpdateOne {
+	if v != nil {
+		_u.SetLastSignInAt(*v)
+	}
+	return _u
+}
+
+// ClearLastSignInAt clears the value of the "last_sign_in_at" field.
+func (_u *UserUpdateOne) ClearLastSignInAt() *UserUpdateOne {
+	_u.mutation.ClearLastSignInAt()
+	return _u
+}
+
 // SetTeam sets the "team" edge to the Team entity.
 func (_u *UserUpdateOne) SetTeam(v *Team) *UserUpdateOne {
 	return _u.SetTeamID(v.ID)
@@ -829,6 +1105,42 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(user.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.SignInEmail(); ok {
+		_spec.SetField(user.FieldSignInEmail, field.TypeString, value)
+	}
+	if _u.mutation.SignInEmailCleared() {
+		_spec.ClearField(user.FieldSignInEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.PasswordHash(); ok {
+		_spec.SetField(user.FieldPasswordHash, field.TypeString, value)
+	}
+	if _u.mutation.PasswordHashCleared() {
+		_spec.ClearField(user.FieldPasswordHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.InvitationHash(); ok {
+		_spec.SetField(user.FieldInvitationHash, field.TypeString, value)
+	}
+	if _u.mutation.InvitationHashCleared() {
+		_spec.ClearField(user.FieldInvitationHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.InvitationExpiresAt(); ok {
+		_spec.SetField(user.FieldInvitationExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.InvitationExpiresAtCleared() {
+		_spec.ClearField(user.FieldInvitationExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DeactivatedAt(); ok {
+		_spec.SetField(user.FieldDeactivatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DeactivatedAtCleared() {
+		_spec.ClearField(user.FieldDeactivatedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LastSignInAt(); ok {
+		_spec.SetField(user.FieldLastSignInAt, field.TypeTime, value)
+	}
+	if _u.mutation.LastSignInAtCleared() {
+		_spec.ClearField(user.FieldLastSignInAt, field.TypeTime)
 	}
 	if _u.mutation.TeamCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -44,9 +44,11 @@ func signalsOf(m entgo.Mutation) *signals.Set {
 	return nil
 }
 
-// keyDecisive reports whether m changes what decides whether a key works.
+// keyDecisive reports whether m changes what decides whether a credential
+// works or what it may do: a key's own fields; the deactivation or role of
+// the user a key or session is bound to; a session's end (a delete).
 func keyDecisive(m entgo.Mutation) bool {
-	for _, f := range []string{"revoked_at", "expires_at", "scopes", "replaced_by"} {
+	for _, f := range []string{"revoked_at", "expires_at", "scopes", "replaced_by", "deactivated_at", "role"} {
 		if _, set := m.Field(f); set || m.FieldCleared(f) {
 			return true
 		}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -41,4 +42,21 @@ func (r *Resolver) apiKeys(ctx context.Context, includeRevoked bool, pageArg, li
 		q = q.Where(apikey.RevokedAtIsNil())
 	}
 	return answer[ApiKeyPage](readPage(ctx, q.Order(apikey.ByCreatedAt(sql.OrderDesc()), apikey.ByID(sql.OrderDesc())), o))
+}
+
+// keyUser is the user k acts as, nil for a key bound to no one. It is read
+// as the caller reads users (an admin reads them all); a user gone since
+// is none.
+func (r *Resolver) keyUser(ctx context.Context, k *ent.APIKey) (*ent.User, error) {
+	if k.UserID == nil {
+		return nil, nil
+	}
+	u, err := r.client(ctx).User.Get(ctx, *k.UserID)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the key's user: %w", err)
+	}
+	return u, nil
 }

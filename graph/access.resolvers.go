@@ -13,9 +13,14 @@ import (
 	"github.com/lendingpipe/svc/ent"
 )
 
+// User is the resolver for the user field.
+func (r *apiKeyResolver) User(ctx context.Context, obj *ent.APIKey) (*ent.User, error) {
+	return r.keyUser(ctx, obj)
+}
+
 // CreateAPIKey is the resolver for the createApiKey field.
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error) {
-	secret, k, err := access.CreateKey(ctx, r.client(ctx), access.NewKey{Name: input.Name, Scopes: input.Scopes, ExpiresAt: input.ExpiresAt})
+	secret, k, err := access.CreateKey(ctx, r.client(ctx), access.NewKey{Name: input.Name, Scopes: input.Scopes, ExpiresAt: input.ExpiresAt, UserID: input.UserID})
 	return createdKey(secret, k, err)
 }
 
@@ -34,3 +39,8 @@ func (r *mutationResolver) RotateAPIKey(ctx context.Context, id uuid.UUID, grace
 func (r *queryResolver) APIKeys(ctx context.Context, includeRevoked *bool, page *int, limit *int) (*ApiKeyPage, error) {
 	return r.apiKeys(ctx, includeRevoked != nil && *includeRevoked, page, limit)
 }
+
+// ApiKey returns ApiKeyResolver implementation.
+func (r *Resolver) ApiKey() ApiKeyResolver { return &apiKeyResolver{r} }
+
+type apiKeyResolver struct{ *Resolver }

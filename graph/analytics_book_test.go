@@ -41,6 +41,7 @@ var (
 // appModel is what the book knows of one application as it builds it.
 type appModel struct {
 	id, dealID        string
+	renews            *appModel // the funded application whose deal this one renews
 	lender            int
 	status            string
 	decided, fundedAt time.Time
@@ -244,11 +245,18 @@ func (b *book) story(i int) {
 	b.at(at, func() {
 		l.id = b.op(`mutation($in: CreateLeadInput!) { createLead(input: $in) { id } }`, map[string]any{"in": in})["id"].(string)
 	})
-	for range b.rng.IntN(14) {
+	// A lead funded gets up to eight steps more, for its renewals and
+	// their payments.
+	steps, more := b.rng.IntN(14), false
+	for i := 0; i < steps; i++ {
 		if at = at.Add(b.gap()); !at.Before(bookEnd) {
 			return
 		}
 		b.leadStep(l, at)
+		if !more && l.deals > 0 {
+			more = true
+			steps += b.rng.IntN(9)
+		}
 	}
 }
 
@@ -268,21 +276,36 @@ func (b *book) leadStep(l *leadModel, at time.Time) {
 		}
 	}
 	if len(free) > 0 && len(l.apps) < 4 {
-		add(3, func() { b.submitApp(l, free[b.rng.IntN(len(free))], at) })
+		add(3, func() { b.submitApp(l, free[b.rng.IntN(len(free))], at, nil) })
+	}
+	// A renewal of one of the lead's deals (PRODUCT 12.3), to any lender
+	// free.
+	if len(free) > 0 && len(l.apps) < 6 {
+		for _, a := range l.apps {
+			if a.status == "funded" {
+				add(3, func() { b.submitApp(l, free[b.rng.IntN(len(free))], at, a) })
+			}
+		}
 	}
 	for _, a := range l.apps {
+		// A renewal moves on more often: a lead has few steps left after
+		// its first deal.
+		boost := 1
+		if a.renews != nil {
+			boost = 3
+		}
 		switch a.status {
 		case "submitted":
 			add(1, func() { b.appOp(a, at, "underwriting") })
 			fallthrough
 		case "underwriting":
-			add(3, func() { b.approve(a, at) })
+			add(3*boost, func() { b.approve(a, at) })
 			add(2, func() { b.decline(a, at) })
 			add(1, func() { b.appOp(a, at, "withdrawn") })
 		case "approved":
 			add(1, func() { b.appOp(a, at, "withdrawn") })
-			if l.deals == 0 || b.rng.IntN(3) == 0 {
-				add(4, func() { b.fund(l, a, at) })
+			if l.deals == 0 || a.renews != nil || b.rng.IntN(3) == 0 {
+				add(4*boost, func() { b.fund(l, a, at) })
 			}
 		case "funded":
 			add(3, func() { b.pay(a, at, false) })
@@ -303,6 +326,24 @@ func (b *book) leadStep(l *leadModel, at time.Time) {
 			b.op(`mutation($id: ID!, $s: ID!) { moveLeadToStage(id: $id, stageId: $s) { id } }`, map[string]any{"id": l.id, "s": stage})
 		})
 	})
+	// The board's requested sums: an amount changed or cleared, and a move
+	// with a bulk change.
+	add(1, func() {
+		in := map[string]any{"clearRequestedAmount": true}
+		if b.rng.IntN(3) > 0 {
+			in = map[string]any{"requestedAmount": b.amount(5000, 250000)}
+		}
+		b.at(at, func() {
+			b.op(`mutation($id: ID!, $in: UpdateLeadInput!) { updateLead(id: $id, input: $in) { id } }`, map[string]any{"id": l.id, "in": in})
+		})
+	})
+	add(1, func() {
+		stage := pick(b.rng, b.stages...)
+		b.at(at, func() {
+			b.must(b.t, `mutation($id: ID!, $s: ID!) { bulkUpdateLeads(ids: [$id], input: {stageId: $s, addTags: ["bulk"]}) { id } }`,
+				map[string]any{"id": l.id, "s": stage})
+		})
+	})
 	moves[b.rng.IntN(len(moves))]()
 }
 
@@ -310,12 +351,17 @@ func isOpen(status string) bool {
 	return status == "submitted" || status == "underwriting" || status == "approved"
 }
 
-func (b *book) submitApp(l *leadModel, lender int, at time.Time) {
-	a := &appModel{lender: lender, status: "submitted"}
+// submitApp submits an application of l to a lender; renews, when given,
+// is the funded application whose deal it renews.
+func (b *book) submitApp(l *leadModel, lender int, at time.Time, renews *appModel) {
+	a := &appModel{lender: lender, status: "submitted", renews: renews}
 	l.apps = append(l.apps, a)
 	in := map[string]any{"lenderId": b.lenders[lender], "requestedAmount": b.amount(5000, 250000)}
 	b.at(at, func() {
 		in["leadId"] = l.id
+		if renews != nil {
+			in["renewalOfDealId"] = renews.dealID
+		}
 		got := b.op(`mutation($in: SubmitApplicationInput!) { submitApplication(input: $in) { id status } }`, map[string]any{"in": in})
 		a.id = got["id"].(string)
 	})
@@ -538,6 +584,15 @@ func (b *book) checkModel(t *testing.T, r *raw) {
 			status[a.ID.String()] = string(a.Status)
 		}
 	}
+	renewals := map[string]string{} // application id → the deal it renews, as the book made it
+	for _, l := range b.leads {
+		for _, a := range l.apps {
+			if a.renews != nil {
+				renewals[a.id] = a.renews.dealID
+			}
+		}
+	}
+	checkRenewals(t, r, b.Org.ID, renewals)
 	apps, approved := 0, 0
 	for _, l := range b.leads {
 		for _, a := range l.apps {
@@ -665,4 +720,43 @@ func (b *book) rebuildRollups() {
 	if err := analytics.RebuildRollups(context.Background(), b.DB.Client, b.Org.ID); err != nil {
 		b.t.Fatal(err)
 	}
+}
+
+// checkRenewals holds the stored renewal fields to the book: each
+// application the book submitted as a renewal, its deal and its
+// commission carry the deal it renews and isRenewal, and no other does.
+func checkRenewals(t *testing.T, r *raw, org uuid.UUID, renewals map[string]string) {
+	t.Helper()
+	of := func(what, id string, isRenewal bool, renews *uuid.UUID, want string) {
+		t.Helper()
+		got := ""
+		if renews != nil {
+			got = renews.String()
+		}
+		if got != want || isRenewal != (want != "") {
+			t.Fatalf("%s %s renews %q (isRenewal %v), the book made it renew %q", what, id, got, isRenewal, want)
+		}
+	}
+	dealRenews := map[uuid.UUID]string{}
+	for _, a := range r.apps {
+		if a.OrgID == org {
+			of("application", a.ID.String(), a.IsRenewal, a.RenewalOfDealID, renewals[a.ID.String()])
+		}
+	}
+	n := 0
+	for _, d := range r.deals {
+		if d.OrgID == org {
+			of("deal", d.ID.String(), d.IsRenewal, d.RenewalOfDealID, renewals[d.ApplicationID.String()])
+			dealRenews[d.ID] = renewals[d.ApplicationID.String()]
+			if d.IsRenewal {
+				n++
+			}
+		}
+	}
+	for _, cm := range r.commissions {
+		if cm.OrgID == org {
+			of("commission", cm.ID.String(), cm.IsRenewal, cm.RenewalOfDealID, dealRenews[cm.DealID])
+		}
+	}
+	t.Logf("book: %d renewal applications, %d renewal deals", len(renewals), n)
 }

@@ -225,13 +225,15 @@ func TestAnalyticsEmptyRange(t *testing.T) {
 		want.Pipeline.BySource = append(want.Pipeline.BySource, sourceRow{Source: s, FundedAmount: "0.00"})
 	}
 	want.Funding.Totals.FundedAmount, want.Funding.Totals.AverageAmount, want.Funding.Totals.ExpectedCommission = "0.00", "0.00", "0.00"
+	want.Funding.Totals.RenewalAmount = "0.00"
 	want.Funding.ByLender, want.Funding.ByAdvisor = []fundingGroup{}, []fundingGroup{}
 	want.Lenders.Lenders = []lenderRow{}
 	want.Commissions.Totals = commissionSums{"0.00", "0.00", "0.00", "0.00"}
+	want.Commissions.Renewal = renewalSums{"0.00", "0.00"}
 	want.Commissions.ByAdvisor, want.Commissions.ByLender = []commissionGroup{}, []commissionGroup{}
 	want.Dialer.Agents = []agentRow{}
 	for _, d := range []string{"2026-02-01", "2026-02-02", "2026-02-03"} {
-		want.Funding.Series = append(want.Funding.Series, fundingBucket{PeriodStart: d, FundedAmount: "0.00"})
+		want.Funding.Series = append(want.Funding.Series, fundingBucket{PeriodStart: d, FundedAmount: "0.00", RenewalAmount: "0.00"})
 		want.Commissions.Series = append(want.Commissions.Series, commissionBucket{PeriodStart: d, Paid: "0.00", ClawedBack: "0.00"})
 		want.Dialer.Series = append(want.Dialer.Series, callCount{PeriodStart: d})
 	}

@@ -76,6 +76,8 @@ type fundingReport struct {
 		FundedAmount       string `json:"fundedAmount"`
 		AverageAmount      string `json:"averageAmount"`
 		ExpectedCommission string `json:"expectedCommission"`
+		RenewalDeals       int    `json:"renewalDeals"`
+		RenewalAmount      string `json:"renewalAmount"`
 	} `json:"totals"`
 	Series    []fundingBucket `json:"series"`
 	ByLender  []fundingGroup  `json:"byLender"`
@@ -83,9 +85,11 @@ type fundingReport struct {
 }
 
 type fundingBucket struct {
-	PeriodStart  string `json:"periodStart"`
-	Deals        int    `json:"deals"`
-	FundedAmount string `json:"fundedAmount"`
+	PeriodStart   string `json:"periodStart"`
+	Deals         int    `json:"deals"`
+	FundedAmount  string `json:"fundedAmount"`
+	RenewalDeals  int    `json:"renewalDeals"`
+	RenewalAmount string `json:"renewalAmount"`
 }
 
 type fundingGroup struct {
@@ -120,6 +124,7 @@ type categoryRow struct {
 
 type commissionsReport struct {
 	Totals    commissionSums     `json:"totals"`
+	Renewal   renewalSums        `json:"renewal"`
 	Series    []commissionBucket `json:"series"`
 	ByAdvisor []commissionGroup  `json:"byAdvisor"`
 	ByLender  []commissionGroup  `json:"byLender"`
@@ -130,6 +135,11 @@ type commissionSums struct {
 	Paid        string `json:"paid"`
 	Outstanding string `json:"outstanding"`
 	ClawedBack  string `json:"clawedBack"`
+}
+
+type renewalSums struct {
+	Expected string `json:"expected"`
+	Paid     string `json:"paid"`
 }
 
 type commissionBucket struct {
@@ -182,8 +192,8 @@ const analyticsDoc = `query($from: String, $to: String, $tz: String, $interval: 
       bySource { source leads funded fundedAmount }
     }
     funding {
-      totals { deals fundedAmount averageAmount expectedCommission }
-      series { periodStart deals fundedAmount }
+      totals { deals fundedAmount averageAmount expectedCommission renewalDeals renewalAmount }
+      series { periodStart deals fundedAmount renewalDeals renewalAmount }
       byLender { id name deals fundedAmount }
       byAdvisor { id name deals fundedAmount }
     }
@@ -193,6 +203,7 @@ const analyticsDoc = `query($from: String, $to: String, $tz: String, $interval: 
     }
     commissions {
       totals { expected paid outstanding clawedBack }
+      renewal { expected paid }
       series { periodStart paid clawedBack }
       byAdvisor { id name expected paid clawedBack outstanding }
       byLender { id name expected paid clawedBack outstanding }
@@ -554,7 +565,7 @@ func oraclePipeline(r *raw, w window, admits func(*uuid.UUID) bool) pipelineRepo
 
 func oracleFunding(r *raw, w window, admits func(*uuid.UUID) bool) fundingReport {
 	var f fundingReport
-	var total, commission int64
+	var total, commission, renewed int64
 	type group struct {
 		deals int
 		sum   int64
@@ -568,6 +579,7 @@ func oracleFunding(r *raw, w window, admits func(*uuid.UUID) bool) fundingReport
 		m[id].sum += amount
 	}
 	seriesDeals, seriesCents := map[string]int{}, map[string]int64{}
+	renewalDeals, renewalCents := map[string]int{}, map[string]int64{}
 	for _, d := range r.deals {
 		if d.OrgID != r.org || !admits(d.AdvisorID) || !w.holds(d.FundedAt) {
 			continue
@@ -578,6 +590,12 @@ func oracleFunding(r *raw, w window, admits func(*uuid.UUID) bool) fundingReport
 		b := w.bucketOf(d.FundedAt)
 		seriesDeals[b]++
 		seriesCents[b] += int64(d.FundedAmount)
+		if d.RenewalOfDealID != nil {
+			f.Totals.RenewalDeals++
+			renewed += int64(d.FundedAmount)
+			renewalDeals[b]++
+			renewalCents[b] += int64(d.FundedAmount)
+		}
 		add(lenders, d.LenderID, int64(d.FundedAmount))
 		if d.AdvisorID != nil {
 			add(advisors, *d.AdvisorID, int64(d.FundedAmount))
@@ -585,12 +603,14 @@ func oracleFunding(r *raw, w window, admits func(*uuid.UUID) bool) fundingReport
 	}
 	f.Totals.FundedAmount = cents(total)
 	f.Totals.ExpectedCommission = cents(commission)
+	f.Totals.RenewalAmount = cents(renewed)
 	f.Totals.AverageAmount = cents(0)
 	if f.Totals.Deals > 0 {
 		f.Totals.AverageAmount = cents(halfEvenDiv(total, int64(f.Totals.Deals)))
 	}
 	for _, b := range w.buckets() {
-		f.Series = append(f.Series, fundingBucket{PeriodStart: b, Deals: seriesDeals[b], FundedAmount: cents(seriesCents[b])})
+		f.Series = append(f.Series, fundingBucket{PeriodStart: b, Deals: seriesDeals[b], FundedAmount: cents(seriesCents[b]),
+			RenewalDeals: renewalDeals[b], RenewalAmount: cents(renewalCents[b])})
 	}
 	f.ByLender = []fundingGroup{}
 	for id, g := range lenders {
@@ -682,7 +702,7 @@ func oracleCommissions(r *raw, w window, admits func(*uuid.UUID) bool) commissio
 		deals[d.ID] = d
 	}
 	type sums struct{ expected, paid, clawed, outstanding int64 }
-	var total sums
+	var total, renewal sums
 	advisors, lenders := map[uuid.UUID]*sums{}, map[uuid.UUID]*sums{}
 	add := func(m map[uuid.UUID]*sums, id uuid.UUID, s sums) {
 		if m[id] == nil {
@@ -714,6 +734,10 @@ func oracleCommissions(r *raw, w window, admits func(*uuid.UUID) bool) commissio
 		total.paid += s.paid
 		total.clawed += s.clawed
 		total.outstanding += s.outstanding
+		if cm.RenewalOfDealID != nil {
+			renewal.expected += s.expected
+			renewal.paid += s.paid
+		}
 		add(lenders, cm.LenderID, s)
 		if cm.AdvisorID != nil {
 			add(advisors, *cm.AdvisorID, s)
@@ -721,6 +745,7 @@ func oracleCommissions(r *raw, w window, admits func(*uuid.UUID) bool) commissio
 	}
 	c.Totals = commissionSums{Expected: cents(total.expected), Paid: cents(total.paid),
 		Outstanding: cents(total.outstanding), ClawedBack: cents(total.clawed)}
+	c.Renewal = renewalSums{Expected: cents(renewal.expected), Paid: cents(renewal.paid)}
 	commissions := map[uuid.UUID]*ent.Commission{}
 	for _, cm := range r.commissions {
 		commissions[cm.ID] = cm

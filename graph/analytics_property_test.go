@@ -119,6 +119,7 @@ func compareReports(t *testing.T, label string, got, want report) {
 	check("lenders", got.Lenders.Lenders, want.Lenders.Lenders)
 
 	check("commissions.totals", got.Commissions.Totals, want.Commissions.Totals)
+	check("commissions.renewal", got.Commissions.Renewal, want.Commissions.Renewal)
 	check("commissions.series", got.Commissions.Series, want.Commissions.Series)
 	groupID := func(r commissionGroup) string { return r.ID }
 	check("commissions.byAdvisor", byKey(got.Commissions.ByAdvisor, groupID), byKey(want.Commissions.ByAdvisor, groupID))

@@ -109,17 +109,20 @@ func rollupRows(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		}
 	}
 	var stages []struct {
-		StageID uuid.UUID `json:"stage_id"`
-		N       int       `json:"n"`
+		StageID   uuid.UUID `json:"stage_id"`
+		N         int       `json:"n"`
+		Requested int64     `json:"requested"`
+		Outsized  int       `json:"outsized"`
 	}
 	err = c.LeadCount.Query().Where(leadcount.OrgID(org)).GroupBy(leadcount.FieldStageID).
-		Aggregate(ent.As(ent.Sum(leadcount.FieldN), "n")).Scan(ctx, &stages)
+		Aggregate(ent.As(ent.Sum(leadcount.FieldN), "n"), ent.As(ent.Sum(leadcount.FieldRequested), "requested"),
+			ent.As(ent.Sum(leadcount.FieldOutsized), "outsized")).Scan(ctx, &stages)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range stages {
-		if r.N != 0 {
-			out["stage "+r.StageID.String()] = fmt.Sprint(r.N)
+		if r.N != 0 || r.Requested != 0 || r.Outsized != 0 {
+			out["stage "+r.StageID.String()] = fmt.Sprint(r.N, r.Requested, r.Outsized)
 		}
 	}
 	deals, err := c.DealDay.Query().Where(dealday.OrgID(org)).All(ctx)
@@ -128,7 +131,7 @@ func rollupRows(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 	}
 	for _, r := range deals {
 		out[fmt.Sprintf("deal %s %d %s %s", r.Grain, r.Day, r.Dimension, r.SubjectID)] = fmt.Sprint(r.Deals, r.FundedAmount,
-			r.ExpectedCommission, r.Paid, r.ClawedBack, r.Outstanding)
+			r.ExpectedCommission, r.Paid, r.ClawedBack, r.Outstanding, r.RenewalDeals, r.RenewalAmount, r.RenewalExpected, r.RenewalPaid)
 	}
 	payments, err := c.PaymentDay.Query().Where(paymentday.OrgID(org)).All(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // Arguments that size what a field returns: Relay connections take first
@@ -93,13 +94,25 @@ func (w pageWalker) field(f *ast.Field) *gqlerror.Error {
 	if err := cursorArgs(f, args); err != nil {
 		return err
 	}
-	if ids, ok := args[argIDs].([]any); ok && f.Definition.Arguments.ForName(argIDs) != nil && len(ids) > w.maxPage {
-		return pageError(f, argIDs, "must list at most %d ids", w.maxPage)
+	if ids, ok := args[argIDs].([]any); ok && f.Definition.Arguments.ForName(argIDs) != nil && len(ids) > w.maxIDs(f) {
+		return pageError(f, argIDs, "must list at most %d ids", w.maxIDs(f))
 	}
 	if def := f.Definition.Arguments.ForName(argFirst); def != nil && args[argFirst] == nil && args[argLast] == nil {
 		setArgument(f, def, strconv.Itoa(w.maxPage))
 	}
 	return nil
+}
+
+// ownMaxIDs are the fields whose ids argument has a bound of its own, not
+// the page's: a bulk change names up to leads.MaxBulk leads (PRODUCT 10.7).
+var ownMaxIDs = map[string]int{"bulkUpdateLeads": leads.MaxBulk}
+
+// maxIDs is the most ids field f's ids argument may list.
+func (w pageWalker) maxIDs(f *ast.Field) int {
+	if n, ok := ownMaxIDs[f.Definition.Name]; ok {
+		return n
+	}
+	return w.maxPage
 }
 
 // cursorArgs refuses an after or before that is not a cursor, before any

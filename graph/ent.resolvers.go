@@ -125,9 +125,17 @@ func (r *Resolver) LeadConnection() LeadConnectionResolver { return &leadConnect
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+// User returns UserResolver implementation.
+func (r *Resolver) User() UserResolver { return &userResolver{r} }
+
+// LeadWhereInput returns LeadWhereInputResolver implementation.
+func (r *Resolver) LeadWhereInput() LeadWhereInputResolver { return &leadWhereInputResolver{r} }
+
 type applicationResolver struct{ *Resolver }
 type fundedDealResolver struct{ *Resolver }
 type inboundEndpointResolver struct{ *Resolver }
 type leadResolver struct{ *Resolver }
 type leadConnectionResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type userResolver struct{ *Resolver }
+type leadWhereInputResolver struct{ *Resolver }

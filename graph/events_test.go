@@ -104,6 +104,9 @@ var subscriptionIsolation = map[string]string{
 	"Subscription.events":               eventsSubscription,
 	// Another organization's job id is NOT_FOUND (the GraphQL matrix).
 	"Subscription.importJobProgress": "",
+	// A person's own only: another organization's key is bound to no one
+	// (FORBIDDEN), and its person is another user (TestNotificationAdded).
+	"Subscription.notificationAdded": "",
 }
 
 // The isolation matrix of subscriptions: another organization's subscriber

@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
@@ -32,12 +33,23 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/graph/scalar"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/leadcsv"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/leads"
+	"github.com/lendingpipe/svc/lending"
+	"github.com/lendingpipe/svc/myday"
+	"github.com/lendingpipe/svc/notes"
+	"github.com/lendingpipe/svc/renewals"
+	"github.com/lendingpipe/svc/tasks"
 	"github.com/lendingpipe/svc/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -54,6 +66,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Analytics() AnalyticsResolver
+	ApiKey() ApiKeyResolver
 	Application() ApplicationResolver
 	AutomationAction() AutomationActionResolver
 	AutomationRunRecord() AutomationRunRecordResolver
@@ -67,14 +80,55 @@ type ResolverRoot interface {
 	Lead() LeadResolver
 	LeadConnection() LeadConnectionResolver
 	Mutation() MutationResolver
+	MyDay() MyDayResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	User() UserResolver
+	LeadWhereInput() LeadWhereInputResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Activity struct {
+		Actor    func(childComplexity int) int
+		At       func(childComplexity int) int
+		Changes  func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		RecordID func(childComplexity int) int
+		Summary  func(childComplexity int) int
+	}
+
+	ActivityActor struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
+		Type func(childComplexity int) int
+	}
+
+	ActivityChange struct {
+		Field func(childComplexity int) int
+		From  func(childComplexity int) int
+		To    func(childComplexity int) int
+	}
+
+	ActivityConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ActivityEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ActivityPageInfo struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+	}
+
 	AgentBoardPage struct {
 		HasMore func(childComplexity int) int
 		Limit   func(childComplexity int) int
@@ -144,6 +198,8 @@ type ComplexityRoot struct {
 		ReplacedBy    func(childComplexity int) int
 		RevokedAt     func(childComplexity int) int
 		Scopes        func(childComplexity int) int
+		User          func(childComplexity int) int
+		UserID        func(childComplexity int) int
 	}
 
 	ApiKeyPage struct {
@@ -190,35 +246,40 @@ type ComplexityRoot struct {
 	}
 
 	Application struct {
-		ApprovedAmount   func(childComplexity int) int
-		Conditions       func(childComplexity int) int
-		CreatedAt        func(childComplexity int) int
-		DecidedAt        func(childComplexity int) int
-		DeclineCategory  func(childComplexity int) int
-		DeclineReason    func(childComplexity int) int
-		Documents        func(childComplexity int, page *int, limit *int) int
-		ExternalRef      func(childComplexity int) int
-		FundedDeal       func(childComplexity int) int
-		FundedDealID     func(childComplexity int) int
-		ID               func(childComplexity int) int
-		InterestRate     func(childComplexity int) int
-		Lead             func(childComplexity int) int
-		LeadID           func(childComplexity int) int
-		Lender           func(childComplexity int) int
-		LenderID         func(childComplexity int) int
-		LenderName       func(childComplexity int) int
-		Notes            func(childComplexity int) int
-		PaymentFrequency func(childComplexity int) int
-		Product          func(childComplexity int) int
-		RateType         func(childComplexity int) int
-		RequestedAmount  func(childComplexity int) int
-		Status           func(childComplexity int) int
-		SubmittedAt      func(childComplexity int) int
-		SubmittedBy      func(childComplexity int) int
-		TermMonths       func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Warnings         func(childComplexity int) int
-		WithdrawnReason  func(childComplexity int) int
+		ApprovedAmount          func(childComplexity int) int
+		Conditions              func(childComplexity int) int
+		CreatedAt               func(childComplexity int) int
+		DecidedAt               func(childComplexity int) int
+		DeclineCategory         func(childComplexity int) int
+		DeclineReason           func(childComplexity int) int
+		Documents               func(childComplexity int, page *int, limit *int) int
+		ExternalRef             func(childComplexity int) int
+		FundedDeal              func(childComplexity int) int
+		FundedDealID            func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		InterestRate            func(childComplexity int) int
+		IsRenewal               func(childComplexity int) int
+		Lead                    func(childComplexity int) int
+		LeadID                  func(childComplexity int) int
+		Lender                  func(childComplexity int) int
+		LenderID                func(childComplexity int) int
+		LenderName              func(childComplexity int) int
+		Notes                   func(childComplexity int) int
+		PaymentFrequency        func(childComplexity int) int
+		Product                 func(childComplexity int) int
+		RateType                func(childComplexity int) int
+		ReadyToFund             func(childComplexity int) int
+		RenewalOfDealID         func(childComplexity int) int
+		RequestedAmount         func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		Stipulations            func(childComplexity int) int
+		StipulationsOutstanding func(childComplexity int) int
+		SubmittedAt             func(childComplexity int) int
+		SubmittedBy             func(childComplexity int) int
+		TermMonths              func(childComplexity int) int
+		UpdatedAt               func(childComplexity int) int
+		Warnings                func(childComplexity int) int
+		WithdrawnReason         func(childComplexity int) int
 	}
 
 	ApplicationConnection struct {
@@ -251,6 +312,8 @@ type ComplexityRoot struct {
 	AuditEvent struct {
 		Action     func(childComplexity int) int
 		Actor      func(childComplexity int) int
+		ClientIP   func(childComplexity int) int
+		Email      func(childComplexity int) int
 		Fields     func(childComplexity int) int
 		ID         func(childComplexity int) int
 		OccurredAt func(childComplexity int) int
@@ -336,6 +399,13 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 	}
 
+	BoardTotal struct {
+		Leads                  func(childComplexity int) int
+		RequestedAmount        func(childComplexity int) int
+		RequestedAmountIsExact func(childComplexity int) int
+		StageID                func(childComplexity int) int
+	}
+
 	CallBucket struct {
 		Calls       func(childComplexity int) int
 		PeriodStart func(childComplexity int) int
@@ -371,18 +441,20 @@ type ComplexityRoot struct {
 	}
 
 	Commission struct {
-		AdvisorID      func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		Deal           func(childComplexity int) int
-		DealID         func(childComplexity int) int
-		ExpectedAmount func(childComplexity int) int
-		ID             func(childComplexity int) int
-		LeadID         func(childComplexity int) int
-		LenderID       func(childComplexity int) int
-		PaidAmount     func(childComplexity int) int
-		Payments       func(childComplexity int) int
-		Status         func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
+		AdvisorID       func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Deal            func(childComplexity int) int
+		DealID          func(childComplexity int) int
+		ExpectedAmount  func(childComplexity int) int
+		ID              func(childComplexity int) int
+		IsRenewal       func(childComplexity int) int
+		LeadID          func(childComplexity int) int
+		LenderID        func(childComplexity int) int
+		PaidAmount      func(childComplexity int) int
+		Payments        func(childComplexity int) int
+		RenewalOfDealID func(childComplexity int) int
+		Status          func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
 	}
 
 	CommissionBucket struct {
@@ -439,6 +511,7 @@ type ComplexityRoot struct {
 	CommissionsReport struct {
 		ByAdvisor func(childComplexity int) int
 		ByLender  func(childComplexity int) int
+		Renewal   func(childComplexity int) int
 		Series    func(childComplexity int) int
 		Totals    func(childComplexity int) int
 	}
@@ -567,6 +640,7 @@ type ComplexityRoot struct {
 		FundedAt           func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		InterestRate       func(childComplexity int) int
+		IsRenewal          func(childComplexity int) int
 		Lead               func(childComplexity int) int
 		LeadID             func(childComplexity int) int
 		Lender             func(childComplexity int) int
@@ -575,6 +649,8 @@ type ComplexityRoot struct {
 		PaybackAmount      func(childComplexity int) int
 		PaymentFrequency   func(childComplexity int) int
 		RateType           func(childComplexity int) int
+		RenewalEligibleAt  func(childComplexity int) int
+		RenewalOfDealID    func(childComplexity int) int
 		TermMonths         func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
 	}
@@ -599,9 +675,11 @@ type ComplexityRoot struct {
 	}
 
 	FundingBucket struct {
-		Deals        func(childComplexity int) int
-		FundedAmount func(childComplexity int) int
-		PeriodStart  func(childComplexity int) int
+		Deals         func(childComplexity int) int
+		FundedAmount  func(childComplexity int) int
+		PeriodStart   func(childComplexity int) int
+		RenewalAmount func(childComplexity int) int
+		RenewalDeals  func(childComplexity int) int
 	}
 
 	FundingGroup struct {
@@ -623,6 +701,8 @@ type ComplexityRoot struct {
 		Deals              func(childComplexity int) int
 		ExpectedCommission func(childComplexity int) int
 		FundedAmount       func(childComplexity int) int
+		RenewalAmount      func(childComplexity int) int
+		RenewalDeals       func(childComplexity int) int
 	}
 
 	Funnel struct {
@@ -722,6 +802,7 @@ type ComplexityRoot struct {
 	}
 
 	Lead struct {
+		Activity           func(childComplexity int, first *int, after *string) int
 		Applications       func(childComplexity int) int
 		BusinessName       func(childComplexity int) int
 		CallEvents         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
@@ -748,6 +829,9 @@ type ComplexityRoot struct {
 		LastContactedAt    func(childComplexity int) int
 		LeadScore          func(childComplexity int) int
 		MonthlyRevenue     func(childComplexity int) int
+		Notes              func(childComplexity int, page *int, limit *int) int
+		Offers             func(childComplexity int) int
+		OpenTasks          func(childComplexity int) int
 		Phone              func(childComplexity int) int
 		PrimaryAdvisor     func(childComplexity int) int
 		PrimaryAdvisorID   func(childComplexity int) int
@@ -810,6 +894,29 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	LenderMatch struct {
+		Basis      func(childComplexity int) int
+		Components func(childComplexity int) int
+		Eligible   func(childComplexity int) int
+		LenderID   func(childComplexity int) int
+		LenderName func(childComplexity int) int
+		Misses     func(childComplexity int) int
+		Score      func(childComplexity int) int
+		Unknown    func(childComplexity int) int
+	}
+
+	LenderMatchComponents struct {
+		ApprovalRate         func(childComplexity int) int
+		FundedShare          func(childComplexity int) int
+		MedianDaysToDecision func(childComplexity int) int
+		SampleSize           func(childComplexity int) int
+	}
+
+	LenderMatchMiss struct {
+		Field   func(childComplexity int) int
+		Message func(childComplexity int) int
+	}
+
 	LenderPage struct {
 		HasMore func(childComplexity int) int
 		Limit   func(childComplexity int) int
@@ -836,9 +943,20 @@ type ComplexityRoot struct {
 		Lenders func(childComplexity int) int
 	}
 
+	Me struct {
+		Credential func(childComplexity int) int
+		Scopes     func(childComplexity int) int
+		User       func(childComplexity int) int
+	}
+
 	Mutation struct {
+		AcceptInvitation            func(childComplexity int, token string, password string) int
+		AddNote                     func(childComplexity int, input notes.Input) int
+		AddStipulation              func(childComplexity int, applicationID uuid.UUID, text string) int
 		AssignLead                  func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
 		AttachRecording             func(childComplexity int, externalCallID string, recordingURL string) int
+		BulkUpdateLeads             func(childComplexity int, ids []uuid.UUID, input leads.BulkChange) int
+		CompleteTask                func(childComplexity int, id uuid.UUID) int
 		CreateAPIKey                func(childComplexity int, input CreateAPIKeyInput) int
 		CreateAutomation            func(childComplexity int, input NewAutomation) int
 		CreateContact               func(childComplexity int, input ent.CreateContactInput) int
@@ -846,29 +964,40 @@ type ComplexityRoot struct {
 		CreateLead                  func(childComplexity int, input ent.CreateLeadInput) int
 		CreateLender                func(childComplexity int, input ent.CreateLenderInput) int
 		CreateStage                 func(childComplexity int, input ent.CreatePipelineStageInput) int
+		CreateTask                  func(childComplexity int, input tasks.Input) int
 		CreateTeam                  func(childComplexity int, input ent.CreateTeamInput) int
 		CreateUser                  func(childComplexity int, input ent.CreateUserInput) int
 		CreateWebhookSubscription   func(childComplexity int, input NewWebhookSubscription) int
+		DeactivateUser              func(childComplexity int, userID uuid.UUID) int
 		DecideApplication           func(childComplexity int, id uuid.UUID, input DecideApplicationInput) int
 		DeleteAutomation            func(childComplexity int, id uuid.UUID) int
 		DeleteInboundEndpoint       func(childComplexity int, id uuid.UUID) int
+		DeleteNote                  func(childComplexity int, id uuid.UUID) int
+		DeleteView                  func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription   func(childComplexity int, id uuid.UUID) int
 		FundDeal                    func(childComplexity int, input FundDealInput) int
 		ImportLeads                 func(childComplexity int, file graphql.Upload, mapping any, dedupe *importjob.Dedupe) int
 		InstallApp                  func(childComplexity int, appID uuid.UUID, scopes []string) int
+		InviteUser                  func(childComplexity int, userID uuid.UUID) int
 		MarkApplicationUnderwriting func(childComplexity int, id uuid.UUID) int
 		MarkDoNotCall               func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
+		MarkNotificationsRead       func(childComplexity int, ids []uuid.UUID) int
 		MoveLeadToStage             func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
 		RecordCallEvent             func(childComplexity int, input dialer.CallEventInput) int
 		RecordCommissionClawback    func(childComplexity int, input CommissionPaymentInput) int
 		RecordCommissionPayment     func(childComplexity int, input CommissionPaymentInput) int
 		RecordDisposition           func(childComplexity int, input dialer.DispositionInput) int
 		RegisterApp                 func(childComplexity int, input RegisterAppInput) int
+		ReopenStipulation           func(childComplexity int, id uuid.UUID, reason string) int
+		ReopenTask                  func(childComplexity int, id uuid.UUID) int
 		ReplayWebhookDeliveries     func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
 		ReplayWebhookDelivery       func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		ResetUserSignIn             func(childComplexity int, userID uuid.UUID) int
 		RetryAutomationRun          func(childComplexity int, automationID uuid.UUID, runID uuid.UUID) int
 		RevokeAPIKey                func(childComplexity int, id uuid.UUID) int
 		RotateAPIKey                func(childComplexity int, id uuid.UUID, graceSeconds *int) int
+		SatisfyStipulation          func(childComplexity int, id uuid.UUID, documentIds []uuid.UUID) int
+		SaveView                    func(childComplexity int, input SaveViewInput) int
 		SubmitApplication           func(childComplexity int, input SubmitApplicationInput) int
 		UninstallApp                func(childComplexity int, installationID uuid.UUID) int
 		UpdateAutomation            func(childComplexity int, id uuid.UUID, input AutomationPatch) int
@@ -876,14 +1005,96 @@ type ComplexityRoot struct {
 		UpdateInboundEndpoint       func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
 		UpdateLead                  func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
 		UpdateLender                func(childComplexity int, id uuid.UUID, input ent.UpdateLenderInput) int
+		UpdateNote                  func(childComplexity int, id uuid.UUID, body string) int
 		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdatePresence              func(childComplexity int, input dialer.PresenceInput) int
 		UpdateStage                 func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
+		UpdateTask                  func(childComplexity int, id uuid.UUID, input tasks.Change) int
 		UpdateTeam                  func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
 		UpdateUser                  func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
 		UpdateWebhookSubscription   func(childComplexity int, id uuid.UUID, input WebhookSubscriptionPatch) int
 		UploadDocument              func(childComplexity int, recordID uuid.UUID, file graphql.Upload, category *document.Category) int
+		WaiveStipulation            func(childComplexity int, id uuid.UUID, reason string) int
 		WithdrawApplication         func(childComplexity int, id uuid.UUID, reason *string) int
+	}
+
+	MyDay struct {
+		Date                  func(childComplexity int) int
+		OverdueTasks          func(childComplexity int) int
+		RenewalsDue           func(childComplexity int) int
+		TasksDueToday         func(childComplexity int) int
+		Timezone              func(childComplexity int) int
+		UserID                func(childComplexity int) int
+		WaitingOnStipulations func(childComplexity int) int
+	}
+
+	MyDayApplications struct {
+		Nodes func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
+	MyDayDeals struct {
+		Nodes func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
+	MyDayTasks struct {
+		Nodes func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
+	Note struct {
+		AuthorID  func(childComplexity int) int
+		Body      func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		LeadID    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	NotePage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	Notification struct {
+		At       func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		LeadID   func(childComplexity int) int
+		ReadAt   func(childComplexity int) int
+		RecordID func(childComplexity int) int
+		Summary  func(childComplexity int) int
+	}
+
+	NotificationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NotificationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Offer struct {
+		ApplicationID    func(childComplexity int) int
+		ApprovedAmount   func(childComplexity int) int
+		CostOfCapital    func(childComplexity int) int
+		InterestRate     func(childComplexity int) int
+		LenderID         func(childComplexity int) int
+		LenderName       func(childComplexity int) int
+		PaybackAmount    func(childComplexity int) int
+		PaymentAmount    func(childComplexity int) int
+		PaymentFrequency func(childComplexity int) int
+		Payments         func(childComplexity int) int
+		RateType         func(childComplexity int) int
+		ReadyToFund      func(childComplexity int) int
+		TermMonths       func(childComplexity int) int
 	}
 
 	Organization struct {
@@ -947,44 +1158,91 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys              func(childComplexity int, includeRevoked *bool, page *int, limit *int) int
-		AgentsBoard          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
-		AgentsBoardPage      func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
-		Analytics            func(childComplexity int, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) int
-		AppInstallations     func(childComplexity int, includeUninstalled *bool, page *int, limit *int) int
-		Applications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
-		ApplicationsPage     func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) int
-		Apps                 func(childComplexity int, page *int, limit *int) int
-		AuditEvents          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
-		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
-		Automations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
-		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
-		Commissions          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) int
-		CommissionsPage      func(childComplexity int, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) int
-		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
-		Document             func(childComplexity int, id uuid.UUID) int
-		FundedDeals          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) int
-		FundedDealsPage      func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) int
-		ImportJob            func(childComplexity int, id uuid.UUID) int
-		ImportJobs           func(childComplexity int, page *int, limit *int) int
-		InboundEndpoints     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
-		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
-		Lead                 func(childComplexity int, id uuid.UUID) int
-		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		LeadsPage            func(childComplexity int, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) int
-		Lenders              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) int
-		LendersPage          func(childComplexity int, isActive *bool, page *int, limit *int) int
-		Node                 func(childComplexity int, id uuid.UUID) int
-		Nodes                func(childComplexity int, ids []uuid.UUID) int
-		Organization         func(childComplexity int) int
-		Stages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
-		StagesPage           func(childComplexity int, page *int, limit *int) int
-		Teams                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
-		TeamsPage            func(childComplexity int, page *int, limit *int) int
-		Users                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
-		UsersPage            func(childComplexity int, role *user.Role, teamID *uuid.UUID, page *int, limit *int) int
-		WebhookDeliveries    func(childComplexity int, subscriptionID uuid.UUID, status *string, page *int, limit *int) int
-		WebhookSubscriptions func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
+		APIKeys                 func(childComplexity int, includeRevoked *bool, page *int, limit *int) int
+		AgentsBoard             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
+		AgentsBoardPage         func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		Analytics               func(childComplexity int, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) int
+		AppInstallations        func(childComplexity int, includeUninstalled *bool, page *int, limit *int) int
+		Applications            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
+		ApplicationsPage        func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) int
+		Apps                    func(childComplexity int, page *int, limit *int) int
+		AuditEvents             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
+		AutomationRuns          func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
+		Automations             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
+		BoardTotals             func(childComplexity int, where *ent.LeadWhereInput, search *string) int
+		CallEvents              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
+		Commissions             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) int
+		CommissionsPage         func(childComplexity int, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) int
+		Contacts                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		Document                func(childComplexity int, id uuid.UUID) int
+		FundedDeals             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) int
+		FundedDealsPage         func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) int
+		ImportJob               func(childComplexity int, id uuid.UUID) int
+		ImportJobs              func(childComplexity int, page *int, limit *int) int
+		InboundEndpoints        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
+		InboundRequests         func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
+		Lead                    func(childComplexity int, id uuid.UUID) int
+		Leads                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
+		LeadsPage               func(childComplexity int, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) int
+		LeadsReadyToFund        func(childComplexity int, leadIds []uuid.UUID) int
+		LenderMatches           func(childComplexity int, leadID uuid.UUID, product *application.Product, amount *money.Amount) int
+		Lenders                 func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) int
+		LendersPage             func(childComplexity int, isActive *bool, page *int, limit *int) int
+		Me                      func(childComplexity int) int
+		MyDay                   func(childComplexity int, userID *uuid.UUID) int
+		Node                    func(childComplexity int, id uuid.UUID) int
+		Nodes                   func(childComplexity int, ids []uuid.UUID) int
+		Notifications           func(childComplexity int, unreadOnly *bool, first *int, after *entgql.Cursor[uuid.UUID]) int
+		Organization            func(childComplexity int) int
+		RenewalQueue            func(childComplexity int, where *renewals.Filter, page *int, limit *int) int
+		Stages                  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
+		StagesPage              func(childComplexity int, page *int, limit *int) int
+		Stipulations            func(childComplexity int, where *lending.StipulationFilter, page *int, limit *int) int
+		Tasks                   func(childComplexity int, where *tasks.Filter, page *int, limit *int) int
+		Teams                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
+		TeamsPage               func(childComplexity int, page *int, limit *int) int
+		UnreadNotificationCount func(childComplexity int) int
+		Users                   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		UsersPage               func(childComplexity int, role *user.Role, teamID *uuid.UUID, page *int, limit *int) int
+		Views                   func(childComplexity int, screen *savedview.Screen) int
+		WebhookDeliveries       func(childComplexity int, subscriptionID uuid.UUID, status *string, page *int, limit *int) int
+		WebhookSubscriptions    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
+	}
+
+	RenewalCommissions struct {
+		Expected func(childComplexity int) int
+		Paid     func(childComplexity int) int
+	}
+
+	RenewalEntry struct {
+		AdvisorID         func(childComplexity int) int
+		BusinessName      func(childComplexity int) int
+		DealID            func(childComplexity int) int
+		FundedAmount      func(childComplexity int) int
+		FundedAt          func(childComplexity int) int
+		LeadID            func(childComplexity int) int
+		LenderID          func(childComplexity int) int
+		LenderName        func(childComplexity int) int
+		RenewalEligibleAt func(childComplexity int) int
+	}
+
+	RenewalPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	SavedView struct {
+		CreatedAt func(childComplexity int) int
+		Filters   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Name      func(childComplexity int) int
+		OwnerID   func(childComplexity int) int
+		Screen    func(childComplexity int) int
+		Shared    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
 	}
 
 	SourceCount struct {
@@ -994,10 +1252,56 @@ type ComplexityRoot struct {
 		Source       func(childComplexity int) int
 	}
 
+	Stipulation struct {
+		ApplicationID func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		DocumentIds   func(childComplexity int) int
+		ID            func(childComplexity int) int
+		LeadID        func(childComplexity int) int
+		ReceivedAt    func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Text          func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+		WaiveReason   func(childComplexity int) int
+		WaivedAt      func(childComplexity int) int
+		WaivedBy      func(childComplexity int) int
+	}
+
+	StipulationPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	Subscription struct {
 		AgentPresenceChanged func(childComplexity int) int
 		Events               func(childComplexity int, types []string) int
 		ImportJobProgress    func(childComplexity int, id uuid.UUID) int
+		NotificationAdded    func(childComplexity int) int
+	}
+
+	Task struct {
+		AssigneeID  func(childComplexity int) int
+		CompletedAt func(childComplexity int) int
+		CompletedBy func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		CreatedBy   func(childComplexity int) int
+		DueAt       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		LeadID      func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Title       func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
+	TaskPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 
 	Team struct {
@@ -1028,17 +1332,21 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		AdvisedLeads func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		CallEvents   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
-		CreatedAt    func(childComplexity int) int
-		Email        func(childComplexity int) int
-		FirstName    func(childComplexity int) int
-		ID           func(childComplexity int) int
-		LastName     func(childComplexity int) int
-		Role         func(childComplexity int) int
-		Team         func(childComplexity int) int
-		TeamID       func(childComplexity int) int
-		UpdatedAt    func(childComplexity int) int
+		AdvisedLeads        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
+		CallEvents          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
+		CreatedAt           func(childComplexity int) int
+		DeactivatedAt       func(childComplexity int) int
+		Email               func(childComplexity int) int
+		FirstName           func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		InvitationExpiresAt func(childComplexity int) int
+		LastName            func(childComplexity int) int
+		LastSignInAt        func(childComplexity int) int
+		Role                func(childComplexity int) int
+		SignIn              func(childComplexity int) int
+		Team                func(childComplexity int) int
+		TeamID              func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
 	}
 
 	UserConnection struct {
@@ -1050,6 +1358,13 @@ type ComplexityRoot struct {
 	UserEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	UserInvitation struct {
+		ExpiresAt func(childComplexity int) int
+		Token     func(childComplexity int) int
+		URL       func(childComplexity int) int
+		User      func(childComplexity int) int
 	}
 
 	UserPage struct {
@@ -1091,9 +1406,14 @@ type AnalyticsResolver interface {
 	Commissions(ctx context.Context, obj *analytics.Request) (*analytics.CommissionsReport, error)
 	Dialer(ctx context.Context, obj *analytics.Request) (*analytics.DialerReport, error)
 }
+type ApiKeyResolver interface {
+	User(ctx context.Context, obj *ent.APIKey) (*ent.User, error)
+}
 type ApplicationResolver interface {
 	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
+	ReadyToFund(ctx context.Context, obj *ent.Application) (bool, error)
 	Documents(ctx context.Context, obj *ent.Application, page *int, limit *int) (*DocumentPage, error)
+	Stipulations(ctx context.Context, obj *ent.Application) ([]*ent.Stipulation, error)
 }
 type AutomationActionResolver interface {
 	MatchBy(ctx context.Context, obj *autodef.Action) (*string, error)
@@ -1129,6 +1449,10 @@ type InboundEndpointResolver interface {
 type LeadResolver interface {
 	PrimaryAdvisorName(ctx context.Context, obj *ent.Lead) (*string, error)
 	Documents(ctx context.Context, obj *ent.Lead, page *int, limit *int) (*DocumentPage, error)
+	Activity(ctx context.Context, obj *ent.Lead, first *int, after *string) (*ActivityConnection, error)
+	Notes(ctx context.Context, obj *ent.Lead, page *int, limit *int) (*NotePage, error)
+	OpenTasks(ctx context.Context, obj *ent.Lead) ([]*ent.Task, error)
+	Offers(ctx context.Context, obj *ent.Lead) ([]*lending.Offer, error)
 }
 type LeadConnectionResolver interface {
 	TotalCountIsExact(ctx context.Context, obj *ent.LeadConnection) (bool, error)
@@ -1176,11 +1500,36 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, error)
 	RotateAPIKey(ctx context.Context, id uuid.UUID, graceSeconds *int) (*CreatedAPIKey, error)
+	InviteUser(ctx context.Context, userID uuid.UUID) (*UserInvitation, error)
+	ResetUserSignIn(ctx context.Context, userID uuid.UUID) (*UserInvitation, error)
+	DeactivateUser(ctx context.Context, userID uuid.UUID) (*ent.User, error)
+	AcceptInvitation(ctx context.Context, token string, password string) (*ent.User, error)
 	RegisterApp(ctx context.Context, input RegisterAppInput) (*ent.App, error)
 	InstallApp(ctx context.Context, appID uuid.UUID, scopes []string) (*InstalledApp, error)
 	UninstallApp(ctx context.Context, installationID uuid.UUID) (*ent.AppInstallation, error)
 	UploadDocument(ctx context.Context, recordID uuid.UUID, file graphql.Upload, category *document.Category) (*ent.Document, error)
 	ImportLeads(ctx context.Context, file graphql.Upload, mapping any, dedupe *importjob.Dedupe) (*ent.ImportJob, error)
+	MarkNotificationsRead(ctx context.Context, ids []uuid.UUID) (int, error)
+	BulkUpdateLeads(ctx context.Context, ids []uuid.UUID, input leads.BulkChange) ([]*ent.Lead, error)
+	AddNote(ctx context.Context, input notes.Input) (*ent.Note, error)
+	UpdateNote(ctx context.Context, id uuid.UUID, body string) (*ent.Note, error)
+	DeleteNote(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	CreateTask(ctx context.Context, input tasks.Input) (*ent.Task, error)
+	UpdateTask(ctx context.Context, id uuid.UUID, input tasks.Change) (*ent.Task, error)
+	CompleteTask(ctx context.Context, id uuid.UUID) (*ent.Task, error)
+	ReopenTask(ctx context.Context, id uuid.UUID) (*ent.Task, error)
+	AddStipulation(ctx context.Context, applicationID uuid.UUID, text string) (*ent.Stipulation, error)
+	SatisfyStipulation(ctx context.Context, id uuid.UUID, documentIds []uuid.UUID) (*ent.Stipulation, error)
+	WaiveStipulation(ctx context.Context, id uuid.UUID, reason string) (*ent.Stipulation, error)
+	ReopenStipulation(ctx context.Context, id uuid.UUID, reason string) (*ent.Stipulation, error)
+	SaveView(ctx context.Context, input SaveViewInput) (*ent.SavedView, error)
+	DeleteView(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+}
+type MyDayResolver interface {
+	OverdueTasks(ctx context.Context, obj *myday.Day) (*myday.Tasks, error)
+	TasksDueToday(ctx context.Context, obj *myday.Day) (*myday.Tasks, error)
+	RenewalsDue(ctx context.Context, obj *myday.Day) (*myday.Deals, error)
+	WaitingOnStipulations(ctx context.Context, obj *myday.Day) (*myday.Applications, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1216,16 +1565,35 @@ type QueryResolver interface {
 	FundedDealsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) (*FundedDealPage, error)
 	CommissionsPage(ctx context.Context, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) (*CommissionPage, error)
 	APIKeys(ctx context.Context, includeRevoked *bool, page *int, limit *int) (*ApiKeyPage, error)
+	Me(ctx context.Context) (*Me, error)
 	Apps(ctx context.Context, page *int, limit *int) (*AppPage, error)
 	AppInstallations(ctx context.Context, includeUninstalled *bool, page *int, limit *int) (*AppInstallationPage, error)
 	Document(ctx context.Context, id uuid.UUID) (*ent.Document, error)
 	ImportJob(ctx context.Context, id uuid.UUID) (*ent.ImportJob, error)
 	ImportJobs(ctx context.Context, page *int, limit *int) (*ImportJobPage, error)
+	Notifications(ctx context.Context, unreadOnly *bool, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.NotificationConnection, error)
+	UnreadNotificationCount(ctx context.Context) (int, error)
+	BoardTotals(ctx context.Context, where *ent.LeadWhereInput, search *string) ([]*BoardTotal, error)
+	Tasks(ctx context.Context, where *tasks.Filter, page *int, limit *int) (*TaskPage, error)
+	MyDay(ctx context.Context, userID *uuid.UUID) (*myday.Day, error)
+	Stipulations(ctx context.Context, where *lending.StipulationFilter, page *int, limit *int) (*StipulationPage, error)
+	LeadsReadyToFund(ctx context.Context, leadIds []uuid.UUID) ([]uuid.UUID, error)
+	Views(ctx context.Context, screen *savedview.Screen) ([]*ent.SavedView, error)
+	RenewalQueue(ctx context.Context, where *renewals.Filter, page *int, limit *int) (*RenewalPage, error)
+	LenderMatches(ctx context.Context, leadID uuid.UUID, product *application.Product, amount *money.Amount) ([]*lending.Match, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
 	ImportJobProgress(ctx context.Context, id uuid.UUID) (<-chan *ent.ImportJob, error)
 	Events(ctx context.Context, types []string) (<-chan *webhooks.Envelope, error)
+	NotificationAdded(ctx context.Context) (<-chan *ent.Notification, error)
+}
+type UserResolver interface {
+	SignIn(ctx context.Context, obj *ent.User) (SignInStatus, error)
+}
+
+type LeadWhereInputResolver interface {
+	Search(ctx context.Context, obj *ent.LeadWhereInput, data *string) error
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -1241,6 +1609,132 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Activity.actor":
+		if e.ComplexityRoot.Activity.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.Actor(childComplexity), true
+	case "Activity.at":
+		if e.ComplexityRoot.Activity.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.At(childComplexity), true
+	case "Activity.changes":
+		if e.ComplexityRoot.Activity.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.Changes(childComplexity), true
+	case "Activity.id":
+		if e.ComplexityRoot.Activity.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.ID(childComplexity), true
+	case "Activity.kind":
+		if e.ComplexityRoot.Activity.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.Kind(childComplexity), true
+	case "Activity.recordId":
+		if e.ComplexityRoot.Activity.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.RecordID(childComplexity), true
+	case "Activity.summary":
+		if e.ComplexityRoot.Activity.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activity.Summary(childComplexity), true
+
+	case "ActivityActor.id":
+		if e.ComplexityRoot.ActivityActor.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityActor.ID(childComplexity), true
+	case "ActivityActor.name":
+		if e.ComplexityRoot.ActivityActor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityActor.Name(childComplexity), true
+	case "ActivityActor.type":
+		if e.ComplexityRoot.ActivityActor.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityActor.Type(childComplexity), true
+
+	case "ActivityChange.field":
+		if e.ComplexityRoot.ActivityChange.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityChange.Field(childComplexity), true
+	case "ActivityChange.from":
+		if e.ComplexityRoot.ActivityChange.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityChange.From(childComplexity), true
+	case "ActivityChange.to":
+		if e.ComplexityRoot.ActivityChange.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityChange.To(childComplexity), true
+
+	case "ActivityConnection.edges":
+		if e.ComplexityRoot.ActivityConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityConnection.Edges(childComplexity), true
+	case "ActivityConnection.pageInfo":
+		if e.ComplexityRoot.ActivityConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityConnection.PageInfo(childComplexity), true
+	case "ActivityConnection.totalCount":
+		if e.ComplexityRoot.ActivityConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityConnection.TotalCount(childComplexity), true
+
+	case "ActivityEdge.cursor":
+		if e.ComplexityRoot.ActivityEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEdge.Cursor(childComplexity), true
+	case "ActivityEdge.node":
+		if e.ComplexityRoot.ActivityEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEdge.Node(childComplexity), true
+
+	case "ActivityPageInfo.endCursor":
+		if e.ComplexityRoot.ActivityPageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityPageInfo.EndCursor(childComplexity), true
+	case "ActivityPageInfo.hasNextPage":
+		if e.ComplexityRoot.ActivityPageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityPageInfo.HasNextPage(childComplexity), true
 
 	case "AgentBoardPage.hasMore":
 		if e.ComplexityRoot.AgentBoardPage.HasMore == nil {
@@ -1548,6 +2042,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApiKey.Scopes(childComplexity), true
+	case "ApiKey.user":
+		if e.ComplexityRoot.ApiKey.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.User(childComplexity), true
+	case "ApiKey.userId":
+		if e.ComplexityRoot.ApiKey.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.UserID(childComplexity), true
 
 	case "ApiKeyPage.hasMore":
 		if e.ComplexityRoot.ApiKeyPage.HasMore == nil {
@@ -1799,6 +2305,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Application.InterestRate(childComplexity), true
+	case "Application.isRenewal":
+		if e.ComplexityRoot.Application.IsRenewal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.IsRenewal(childComplexity), true
 	case "Application.lead":
 		if e.ComplexityRoot.Application.Lead == nil {
 			break
@@ -1853,6 +2365,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Application.RateType(childComplexity), true
+	case "Application.readyToFund":
+		if e.ComplexityRoot.Application.ReadyToFund == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.ReadyToFund(childComplexity), true
+	case "Application.renewalOfDealId":
+		if e.ComplexityRoot.Application.RenewalOfDealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.RenewalOfDealID(childComplexity), true
 	case "Application.requestedAmount":
 		if e.ComplexityRoot.Application.RequestedAmount == nil {
 			break
@@ -1865,6 +2389,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Application.Status(childComplexity), true
+	case "Application.stipulations":
+		if e.ComplexityRoot.Application.Stipulations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Stipulations(childComplexity), true
+	case "Application.stipulationsOutstanding":
+		if e.ComplexityRoot.Application.StipulationsOutstanding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.StipulationsOutstanding(childComplexity), true
 	case "Application.submittedAt":
 		if e.ComplexityRoot.Application.SubmittedAt == nil {
 			break
@@ -2008,6 +2544,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEvent.Actor(childComplexity), true
+	case "AuditEvent.clientIP":
+		if e.ComplexityRoot.AuditEvent.ClientIP == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.ClientIP(childComplexity), true
+	case "AuditEvent.email":
+		if e.ComplexityRoot.AuditEvent.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Email(childComplexity), true
 	case "AuditEvent.fields":
 		if e.ComplexityRoot.AuditEvent.Fields == nil {
 			break
@@ -2354,6 +2902,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AutomationRunRecord.Status(childComplexity), true
 
+	case "BoardTotal.leads":
+		if e.ComplexityRoot.BoardTotal.Leads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BoardTotal.Leads(childComplexity), true
+	case "BoardTotal.requestedAmount":
+		if e.ComplexityRoot.BoardTotal.RequestedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BoardTotal.RequestedAmount(childComplexity), true
+	case "BoardTotal.requestedAmountIsExact":
+		if e.ComplexityRoot.BoardTotal.RequestedAmountIsExact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BoardTotal.RequestedAmountIsExact(childComplexity), true
+	case "BoardTotal.stageId":
+		if e.ComplexityRoot.BoardTotal.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BoardTotal.StageID(childComplexity), true
+
 	case "CallBucket.calls":
 		if e.ComplexityRoot.CallBucket.Calls == nil {
 			break
@@ -2526,6 +3099,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Commission.ID(childComplexity), true
+	case "Commission.isRenewal":
+		if e.ComplexityRoot.Commission.IsRenewal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.IsRenewal(childComplexity), true
 	case "Commission.leadId":
 		if e.ComplexityRoot.Commission.LeadID == nil {
 			break
@@ -2550,6 +3129,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Commission.Payments(childComplexity), true
+	case "Commission.renewalOfDealId":
+		if e.ComplexityRoot.Commission.RenewalOfDealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.RenewalOfDealID(childComplexity), true
 	case "Commission.status":
 		if e.ComplexityRoot.Commission.Status == nil {
 			break
@@ -2762,6 +3347,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommissionsReport.ByLender(childComplexity), true
+	case "CommissionsReport.renewal":
+		if e.ComplexityRoot.CommissionsReport.Renewal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionsReport.Renewal(childComplexity), true
 	case "CommissionsReport.series":
 		if e.ComplexityRoot.CommissionsReport.Series == nil {
 			break
@@ -3273,6 +3864,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundedDeal.InterestRate(childComplexity), true
+	case "FundedDeal.isRenewal":
+		if e.ComplexityRoot.FundedDeal.IsRenewal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.IsRenewal(childComplexity), true
 	case "FundedDeal.lead":
 		if e.ComplexityRoot.FundedDeal.Lead == nil {
 			break
@@ -3321,6 +3918,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundedDeal.RateType(childComplexity), true
+	case "FundedDeal.renewalEligibleAt":
+		if e.ComplexityRoot.FundedDeal.RenewalEligibleAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.RenewalEligibleAt(childComplexity), true
+	case "FundedDeal.renewalOfDealId":
+		if e.ComplexityRoot.FundedDeal.RenewalOfDealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.RenewalOfDealID(childComplexity), true
 	case "FundedDeal.termMonths":
 		if e.ComplexityRoot.FundedDeal.TermMonths == nil {
 			break
@@ -3415,6 +4024,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundingBucket.PeriodStart(childComplexity), true
+	case "FundingBucket.renewalAmount":
+		if e.ComplexityRoot.FundingBucket.RenewalAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingBucket.RenewalAmount(childComplexity), true
+	case "FundingBucket.renewalDeals":
+		if e.ComplexityRoot.FundingBucket.RenewalDeals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingBucket.RenewalDeals(childComplexity), true
 
 	case "FundingGroup.deals":
 		if e.ComplexityRoot.FundingGroup.Deals == nil {
@@ -3490,6 +4111,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundingTotals.FundedAmount(childComplexity), true
+	case "FundingTotals.renewalAmount":
+		if e.ComplexityRoot.FundingTotals.RenewalAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.RenewalAmount(childComplexity), true
+	case "FundingTotals.renewalDeals":
+		if e.ComplexityRoot.FundingTotals.RenewalDeals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.RenewalDeals(childComplexity), true
 
 	case "Funnel.applied":
 		if e.ComplexityRoot.Funnel.Applied == nil {
@@ -3880,6 +4513,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstalledApp.Token(childComplexity), true
 
+	case "Lead.activity":
+		if e.ComplexityRoot.Lead.Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Lead_activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Lead.Activity(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Lead.applications":
 		if e.ComplexityRoot.Lead.Applications == nil {
 			break
@@ -4046,6 +4690,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.MonthlyRevenue(childComplexity), true
+	case "Lead.notes":
+		if e.ComplexityRoot.Lead.Notes == nil {
+			break
+		}
+
+		args, err := ec.field_Lead_notes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Lead.Notes(childComplexity, args["page"].(*int), args["limit"].(*int)), true
+	case "Lead.offers":
+		if e.ComplexityRoot.Lead.Offers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lead.Offers(childComplexity), true
+	case "Lead.openTasks":
+		if e.ComplexityRoot.Lead.OpenTasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lead.OpenTasks(childComplexity), true
 	case "Lead.phone":
 		if e.ComplexityRoot.Lead.Phone == nil {
 			break
@@ -4310,6 +4977,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LenderEdge.Node(childComplexity), true
 
+	case "LenderMatch.basis":
+		if e.ComplexityRoot.LenderMatch.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Basis(childComplexity), true
+	case "LenderMatch.components":
+		if e.ComplexityRoot.LenderMatch.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Components(childComplexity), true
+	case "LenderMatch.eligible":
+		if e.ComplexityRoot.LenderMatch.Eligible == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Eligible(childComplexity), true
+	case "LenderMatch.lenderId":
+		if e.ComplexityRoot.LenderMatch.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.LenderID(childComplexity), true
+	case "LenderMatch.lenderName":
+		if e.ComplexityRoot.LenderMatch.LenderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.LenderName(childComplexity), true
+	case "LenderMatch.misses":
+		if e.ComplexityRoot.LenderMatch.Misses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Misses(childComplexity), true
+	case "LenderMatch.score":
+		if e.ComplexityRoot.LenderMatch.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Score(childComplexity), true
+	case "LenderMatch.unknown":
+		if e.ComplexityRoot.LenderMatch.Unknown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatch.Unknown(childComplexity), true
+
+	case "LenderMatchComponents.approvalRate":
+		if e.ComplexityRoot.LenderMatchComponents.ApprovalRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchComponents.ApprovalRate(childComplexity), true
+	case "LenderMatchComponents.fundedShare":
+		if e.ComplexityRoot.LenderMatchComponents.FundedShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchComponents.FundedShare(childComplexity), true
+	case "LenderMatchComponents.medianDaysToDecision":
+		if e.ComplexityRoot.LenderMatchComponents.MedianDaysToDecision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchComponents.MedianDaysToDecision(childComplexity), true
+	case "LenderMatchComponents.sampleSize":
+		if e.ComplexityRoot.LenderMatchComponents.SampleSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchComponents.SampleSize(childComplexity), true
+
+	case "LenderMatchMiss.field":
+		if e.ComplexityRoot.LenderMatchMiss.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchMiss.Field(childComplexity), true
+	case "LenderMatchMiss.message":
+		if e.ComplexityRoot.LenderMatchMiss.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderMatchMiss.Message(childComplexity), true
+
 	case "LenderPage.hasMore":
 		if e.ComplexityRoot.LenderPage.HasMore == nil {
 			break
@@ -4415,6 +5169,58 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LendersReport.Lenders(childComplexity), true
 
+	case "Me.credential":
+		if e.ComplexityRoot.Me.Credential == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Credential(childComplexity), true
+	case "Me.scopes":
+		if e.ComplexityRoot.Me.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Scopes(childComplexity), true
+	case "Me.user":
+		if e.ComplexityRoot.Me.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.User(childComplexity), true
+
+	case "Mutation.acceptInvitation":
+		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptInvitation(childComplexity, args["token"].(string), args["password"].(string)), true
+	case "Mutation.addNote":
+		if e.ComplexityRoot.Mutation.AddNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddNote(childComplexity, args["input"].(notes.Input)), true
+	case "Mutation.addStipulation":
+		if e.ComplexityRoot.Mutation.AddStipulation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addStipulation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddStipulation(childComplexity, args["applicationId"].(uuid.UUID), args["text"].(string)), true
 	case "Mutation.assignLead":
 		if e.ComplexityRoot.Mutation.AssignLead == nil {
 			break
@@ -4437,6 +5243,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AttachRecording(childComplexity, args["externalCallId"].(string), args["recordingUrl"].(string)), true
+	case "Mutation.bulkUpdateLeads":
+		if e.ComplexityRoot.Mutation.BulkUpdateLeads == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_bulkUpdateLeads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BulkUpdateLeads(childComplexity, args["ids"].([]uuid.UUID), args["input"].(leads.BulkChange)), true
+	case "Mutation.completeTask":
+		if e.ComplexityRoot.Mutation.CompleteTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteTask(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
 			break
@@ -4514,6 +5342,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateStage(childComplexity, args["input"].(ent.CreatePipelineStageInput)), true
+	case "Mutation.createTask":
+		if e.ComplexityRoot.Mutation.CreateTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTask(childComplexity, args["input"].(tasks.Input)), true
 	case "Mutation.createTeam":
 		if e.ComplexityRoot.Mutation.CreateTeam == nil {
 			break
@@ -4547,6 +5386,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(NewWebhookSubscription)), true
+	case "Mutation.deactivateUser":
+		if e.ComplexityRoot.Mutation.DeactivateUser == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deactivateUser_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeactivateUser(childComplexity, args["userId"].(uuid.UUID)), true
 	case "Mutation.decideApplication":
 		if e.ComplexityRoot.Mutation.DecideApplication == nil {
 			break
@@ -4580,6 +5430,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteInboundEndpoint(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteNote":
+		if e.ComplexityRoot.Mutation.DeleteNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteNote(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteView":
+		if e.ComplexityRoot.Mutation.DeleteView == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteView_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteView(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteWebhookSubscription":
 		if e.ComplexityRoot.Mutation.DeleteWebhookSubscription == nil {
 			break
@@ -4624,6 +5496,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.InstallApp(childComplexity, args["appId"].(uuid.UUID), args["scopes"].([]string)), true
+	case "Mutation.inviteUser":
+		if e.ComplexityRoot.Mutation.InviteUser == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteUser_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteUser(childComplexity, args["userId"].(uuid.UUID)), true
 	case "Mutation.markApplicationUnderwriting":
 		if e.ComplexityRoot.Mutation.MarkApplicationUnderwriting == nil {
 			break
@@ -4646,6 +5529,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkDoNotCall(childComplexity, args["leadId"].(*uuid.UUID), args["phone"].(*string), args["reason"].(*string)), true
+	case "Mutation.markNotificationsRead":
+		if e.ComplexityRoot.Mutation.MarkNotificationsRead == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markNotificationsRead_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkNotificationsRead(childComplexity, args["ids"].([]uuid.UUID)), true
 	case "Mutation.moveLeadToStage":
 		if e.ComplexityRoot.Mutation.MoveLeadToStage == nil {
 			break
@@ -4712,6 +5606,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegisterApp(childComplexity, args["input"].(RegisterAppInput)), true
+	case "Mutation.reopenStipulation":
+		if e.ComplexityRoot.Mutation.ReopenStipulation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reopenStipulation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReopenStipulation(childComplexity, args["id"].(uuid.UUID), args["reason"].(string)), true
+	case "Mutation.reopenTask":
+		if e.ComplexityRoot.Mutation.ReopenTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reopenTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReopenTask(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.replayWebhookDeliveries":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDeliveries == nil {
 			break
@@ -4734,6 +5650,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.resetUserSignIn":
+		if e.ComplexityRoot.Mutation.ResetUserSignIn == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resetUserSignIn_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResetUserSignIn(childComplexity, args["userId"].(uuid.UUID)), true
 	case "Mutation.retryAutomationRun":
 		if e.ComplexityRoot.Mutation.RetryAutomationRun == nil {
 			break
@@ -4767,6 +5694,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateAPIKey(childComplexity, args["id"].(uuid.UUID), args["graceSeconds"].(*int)), true
+	case "Mutation.satisfyStipulation":
+		if e.ComplexityRoot.Mutation.SatisfyStipulation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_satisfyStipulation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SatisfyStipulation(childComplexity, args["id"].(uuid.UUID), args["documentIds"].([]uuid.UUID)), true
+	case "Mutation.saveView":
+		if e.ComplexityRoot.Mutation.SaveView == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveView_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveView(childComplexity, args["input"].(SaveViewInput)), true
 	case "Mutation.submitApplication":
 		if e.ComplexityRoot.Mutation.SubmitApplication == nil {
 			break
@@ -4844,6 +5793,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateLender(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateLenderInput)), true
+	case "Mutation.updateNote":
+		if e.ComplexityRoot.Mutation.UpdateNote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateNote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateNote(childComplexity, args["id"].(uuid.UUID), args["body"].(string)), true
 	case "Mutation.updateOrganization":
 		if e.ComplexityRoot.Mutation.UpdateOrganization == nil {
 			break
@@ -4877,6 +5837,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateStage(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdatePipelineStageInput)), true
+	case "Mutation.updateTask":
+		if e.ComplexityRoot.Mutation.UpdateTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTask(childComplexity, args["id"].(uuid.UUID), args["input"].(tasks.Change)), true
 	case "Mutation.updateTeam":
 		if e.ComplexityRoot.Mutation.UpdateTeam == nil {
 			break
@@ -4921,6 +5892,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UploadDocument(childComplexity, args["recordId"].(uuid.UUID), args["file"].(graphql.Upload), args["category"].(*document.Category)), true
+	case "Mutation.waiveStipulation":
+		if e.ComplexityRoot.Mutation.WaiveStipulation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_waiveStipulation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WaiveStipulation(childComplexity, args["id"].(uuid.UUID), args["reason"].(string)), true
 	case "Mutation.withdrawApplication":
 		if e.ComplexityRoot.Mutation.WithdrawApplication == nil {
 			break
@@ -4932,6 +5914,310 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WithdrawApplication(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
+
+	case "MyDay.date":
+		if e.ComplexityRoot.MyDay.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.Date(childComplexity), true
+	case "MyDay.overdueTasks":
+		if e.ComplexityRoot.MyDay.OverdueTasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.OverdueTasks(childComplexity), true
+	case "MyDay.renewalsDue":
+		if e.ComplexityRoot.MyDay.RenewalsDue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.RenewalsDue(childComplexity), true
+	case "MyDay.tasksDueToday":
+		if e.ComplexityRoot.MyDay.TasksDueToday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.TasksDueToday(childComplexity), true
+	case "MyDay.timezone":
+		if e.ComplexityRoot.MyDay.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.Timezone(childComplexity), true
+	case "MyDay.userId":
+		if e.ComplexityRoot.MyDay.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.UserID(childComplexity), true
+	case "MyDay.waitingOnStipulations":
+		if e.ComplexityRoot.MyDay.WaitingOnStipulations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDay.WaitingOnStipulations(childComplexity), true
+
+	case "MyDayApplications.nodes":
+		if e.ComplexityRoot.MyDayApplications.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayApplications.Nodes(childComplexity), true
+	case "MyDayApplications.total":
+		if e.ComplexityRoot.MyDayApplications.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayApplications.Total(childComplexity), true
+
+	case "MyDayDeals.nodes":
+		if e.ComplexityRoot.MyDayDeals.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayDeals.Nodes(childComplexity), true
+	case "MyDayDeals.total":
+		if e.ComplexityRoot.MyDayDeals.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayDeals.Total(childComplexity), true
+
+	case "MyDayTasks.nodes":
+		if e.ComplexityRoot.MyDayTasks.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayTasks.Nodes(childComplexity), true
+	case "MyDayTasks.total":
+		if e.ComplexityRoot.MyDayTasks.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyDayTasks.Total(childComplexity), true
+
+	case "Note.authorId":
+		if e.ComplexityRoot.Note.AuthorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.AuthorID(childComplexity), true
+	case "Note.body":
+		if e.ComplexityRoot.Note.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.Body(childComplexity), true
+	case "Note.createdAt":
+		if e.ComplexityRoot.Note.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.CreatedAt(childComplexity), true
+	case "Note.id":
+		if e.ComplexityRoot.Note.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.ID(childComplexity), true
+	case "Note.leadId":
+		if e.ComplexityRoot.Note.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.LeadID(childComplexity), true
+	case "Note.updatedAt":
+		if e.ComplexityRoot.Note.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.UpdatedAt(childComplexity), true
+
+	case "NotePage.hasMore":
+		if e.ComplexityRoot.NotePage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.HasMore(childComplexity), true
+	case "NotePage.limit":
+		if e.ComplexityRoot.NotePage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.Limit(childComplexity), true
+	case "NotePage.nodes":
+		if e.ComplexityRoot.NotePage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.Nodes(childComplexity), true
+	case "NotePage.page":
+		if e.ComplexityRoot.NotePage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.Page(childComplexity), true
+	case "NotePage.total":
+		if e.ComplexityRoot.NotePage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotePage.Total(childComplexity), true
+
+	case "Notification.at":
+		if e.ComplexityRoot.Notification.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.At(childComplexity), true
+	case "Notification.id":
+		if e.ComplexityRoot.Notification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ID(childComplexity), true
+	case "Notification.kind":
+		if e.ComplexityRoot.Notification.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Kind(childComplexity), true
+	case "Notification.leadId":
+		if e.ComplexityRoot.Notification.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.LeadID(childComplexity), true
+	case "Notification.readAt":
+		if e.ComplexityRoot.Notification.ReadAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ReadAt(childComplexity), true
+	case "Notification.recordId":
+		if e.ComplexityRoot.Notification.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.RecordID(childComplexity), true
+	case "Notification.summary":
+		if e.ComplexityRoot.Notification.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Summary(childComplexity), true
+
+	case "NotificationConnection.edges":
+		if e.ComplexityRoot.NotificationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.Edges(childComplexity), true
+	case "NotificationConnection.pageInfo":
+		if e.ComplexityRoot.NotificationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.PageInfo(childComplexity), true
+	case "NotificationConnection.totalCount":
+		if e.ComplexityRoot.NotificationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.TotalCount(childComplexity), true
+
+	case "NotificationEdge.cursor":
+		if e.ComplexityRoot.NotificationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Cursor(childComplexity), true
+	case "NotificationEdge.node":
+		if e.ComplexityRoot.NotificationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Node(childComplexity), true
+
+	case "Offer.applicationId":
+		if e.ComplexityRoot.Offer.ApplicationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.ApplicationID(childComplexity), true
+	case "Offer.approvedAmount":
+		if e.ComplexityRoot.Offer.ApprovedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.ApprovedAmount(childComplexity), true
+	case "Offer.costOfCapital":
+		if e.ComplexityRoot.Offer.CostOfCapital == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.CostOfCapital(childComplexity), true
+	case "Offer.interestRate":
+		if e.ComplexityRoot.Offer.InterestRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.InterestRate(childComplexity), true
+	case "Offer.lenderId":
+		if e.ComplexityRoot.Offer.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.LenderID(childComplexity), true
+	case "Offer.lenderName":
+		if e.ComplexityRoot.Offer.LenderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.LenderName(childComplexity), true
+	case "Offer.paybackAmount":
+		if e.ComplexityRoot.Offer.PaybackAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.PaybackAmount(childComplexity), true
+	case "Offer.paymentAmount":
+		if e.ComplexityRoot.Offer.PaymentAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.PaymentAmount(childComplexity), true
+	case "Offer.paymentFrequency":
+		if e.ComplexityRoot.Offer.PaymentFrequency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.PaymentFrequency(childComplexity), true
+	case "Offer.payments":
+		if e.ComplexityRoot.Offer.Payments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.Payments(childComplexity), true
+	case "Offer.rateType":
+		if e.ComplexityRoot.Offer.RateType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.RateType(childComplexity), true
+	case "Offer.readyToFund":
+		if e.ComplexityRoot.Offer.ReadyToFund == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.ReadyToFund(childComplexity), true
+	case "Offer.termMonths":
+		if e.ComplexityRoot.Offer.TermMonths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Offer.TermMonths(childComplexity), true
 
 	case "Organization.createdAt":
 		if e.ComplexityRoot.Organization.CreatedAt == nil {
@@ -5283,6 +6569,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Automations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AutomationOrder), args["where"].(*ent.AutomationWhereInput)), true
+	case "Query.boardTotals":
+		if e.ComplexityRoot.Query.BoardTotals == nil {
+			break
+		}
+
+		args, err := ec.field_Query_boardTotals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BoardTotals(childComplexity, args["where"].(*ent.LeadWhereInput), args["search"].(*string)), true
 	case "Query.callEvents":
 		if e.ComplexityRoot.Query.CallEvents == nil {
 			break
@@ -5438,6 +6735,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string), args["where"].(*ent.LeadWhereInput), args["tags"].([]string)), true
+	case "Query.leadsReadyToFund":
+		if e.ComplexityRoot.Query.LeadsReadyToFund == nil {
+			break
+		}
+
+		args, err := ec.field_Query_leadsReadyToFund_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LeadsReadyToFund(childComplexity, args["leadIds"].([]uuid.UUID)), true
+	case "Query.lenderMatches":
+		if e.ComplexityRoot.Query.LenderMatches == nil {
+			break
+		}
+
+		args, err := ec.field_Query_lenderMatches_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LenderMatches(childComplexity, args["leadId"].(uuid.UUID), args["product"].(*application.Product), args["amount"].(*money.Amount)), true
 	case "Query.lenders":
 		if e.ComplexityRoot.Query.Lenders == nil {
 			break
@@ -5460,6 +6779,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.LendersPage(childComplexity, args["isActive"].(*bool), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.me":
+		if e.ComplexityRoot.Query.Me == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.myDay":
+		if e.ComplexityRoot.Query.MyDay == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myDay_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyDay(childComplexity, args["userId"].(*uuid.UUID)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -5482,12 +6818,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.notifications":
+		if e.ComplexityRoot.Query.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Notifications(childComplexity, args["unreadOnly"].(*bool), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
 	case "Query.organization":
 		if e.ComplexityRoot.Query.Organization == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity), true
+	case "Query.renewalQueue":
+		if e.ComplexityRoot.Query.RenewalQueue == nil {
+			break
+		}
+
+		args, err := ec.field_Query_renewalQueue_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RenewalQueue(childComplexity, args["where"].(*renewals.Filter), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.stages":
 		if e.ComplexityRoot.Query.Stages == nil {
 			break
@@ -5510,6 +6868,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.StagesPage(childComplexity, args["page"].(*int), args["limit"].(*int)), true
+	case "Query.stipulations":
+		if e.ComplexityRoot.Query.Stipulations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_stipulations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Stipulations(childComplexity, args["where"].(*lending.StipulationFilter), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.tasks":
+		if e.ComplexityRoot.Query.Tasks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tasks(childComplexity, args["where"].(*tasks.Filter), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.teams":
 		if e.ComplexityRoot.Query.Teams == nil {
 			break
@@ -5532,6 +6912,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TeamsPage(childComplexity, args["page"].(*int), args["limit"].(*int)), true
+	case "Query.unreadNotificationCount":
+		if e.ComplexityRoot.Query.UnreadNotificationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.UnreadNotificationCount(childComplexity), true
 	case "Query.users":
 		if e.ComplexityRoot.Query.Users == nil {
 			break
@@ -5554,6 +6940,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.UsersPage(childComplexity, args["role"].(*user.Role), args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.views":
+		if e.ComplexityRoot.Query.Views == nil {
+			break
+		}
+
+		args, err := ec.field_Query_views_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Views(childComplexity, args["screen"].(*savedview.Screen)), true
 	case "Query.webhookDeliveries":
 		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
 			break
@@ -5576,6 +6973,154 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookSubscriptions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.WebhookSubscriptionOrder), args["where"].(*ent.WebhookSubscriptionWhereInput)), true
+
+	case "RenewalCommissions.expected":
+		if e.ComplexityRoot.RenewalCommissions.Expected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalCommissions.Expected(childComplexity), true
+	case "RenewalCommissions.paid":
+		if e.ComplexityRoot.RenewalCommissions.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalCommissions.Paid(childComplexity), true
+
+	case "RenewalEntry.advisorId":
+		if e.ComplexityRoot.RenewalEntry.AdvisorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.AdvisorID(childComplexity), true
+	case "RenewalEntry.businessName":
+		if e.ComplexityRoot.RenewalEntry.BusinessName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.BusinessName(childComplexity), true
+	case "RenewalEntry.dealId":
+		if e.ComplexityRoot.RenewalEntry.DealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.DealID(childComplexity), true
+	case "RenewalEntry.fundedAmount":
+		if e.ComplexityRoot.RenewalEntry.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.FundedAmount(childComplexity), true
+	case "RenewalEntry.fundedAt":
+		if e.ComplexityRoot.RenewalEntry.FundedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.FundedAt(childComplexity), true
+	case "RenewalEntry.leadId":
+		if e.ComplexityRoot.RenewalEntry.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.LeadID(childComplexity), true
+	case "RenewalEntry.lenderId":
+		if e.ComplexityRoot.RenewalEntry.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.LenderID(childComplexity), true
+	case "RenewalEntry.lenderName":
+		if e.ComplexityRoot.RenewalEntry.LenderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.LenderName(childComplexity), true
+	case "RenewalEntry.renewalEligibleAt":
+		if e.ComplexityRoot.RenewalEntry.RenewalEligibleAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalEntry.RenewalEligibleAt(childComplexity), true
+
+	case "RenewalPage.hasMore":
+		if e.ComplexityRoot.RenewalPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalPage.HasMore(childComplexity), true
+	case "RenewalPage.limit":
+		if e.ComplexityRoot.RenewalPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalPage.Limit(childComplexity), true
+	case "RenewalPage.nodes":
+		if e.ComplexityRoot.RenewalPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalPage.Nodes(childComplexity), true
+	case "RenewalPage.page":
+		if e.ComplexityRoot.RenewalPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalPage.Page(childComplexity), true
+	case "RenewalPage.total":
+		if e.ComplexityRoot.RenewalPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewalPage.Total(childComplexity), true
+
+	case "SavedView.createdAt":
+		if e.ComplexityRoot.SavedView.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.CreatedAt(childComplexity), true
+	case "SavedView.filters":
+		if e.ComplexityRoot.SavedView.Filters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.Filters(childComplexity), true
+	case "SavedView.id":
+		if e.ComplexityRoot.SavedView.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.ID(childComplexity), true
+	case "SavedView.name":
+		if e.ComplexityRoot.SavedView.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.Name(childComplexity), true
+	case "SavedView.ownerId":
+		if e.ComplexityRoot.SavedView.OwnerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.OwnerID(childComplexity), true
+	case "SavedView.screen":
+		if e.ComplexityRoot.SavedView.Screen == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.Screen(childComplexity), true
+	case "SavedView.shared":
+		if e.ComplexityRoot.SavedView.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.Shared(childComplexity), true
+	case "SavedView.updatedAt":
+		if e.ComplexityRoot.SavedView.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SavedView.UpdatedAt(childComplexity), true
 
 	case "SourceCount.funded":
 		if e.ComplexityRoot.SourceCount.Funded == nil {
@@ -5601,6 +7146,110 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SourceCount.Source(childComplexity), true
+
+	case "Stipulation.applicationId":
+		if e.ComplexityRoot.Stipulation.ApplicationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.ApplicationID(childComplexity), true
+	case "Stipulation.createdAt":
+		if e.ComplexityRoot.Stipulation.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.CreatedAt(childComplexity), true
+	case "Stipulation.documentIds":
+		if e.ComplexityRoot.Stipulation.DocumentIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.DocumentIds(childComplexity), true
+	case "Stipulation.id":
+		if e.ComplexityRoot.Stipulation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.ID(childComplexity), true
+	case "Stipulation.leadId":
+		if e.ComplexityRoot.Stipulation.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.LeadID(childComplexity), true
+	case "Stipulation.receivedAt":
+		if e.ComplexityRoot.Stipulation.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.ReceivedAt(childComplexity), true
+	case "Stipulation.status":
+		if e.ComplexityRoot.Stipulation.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.Status(childComplexity), true
+	case "Stipulation.text":
+		if e.ComplexityRoot.Stipulation.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.Text(childComplexity), true
+	case "Stipulation.updatedAt":
+		if e.ComplexityRoot.Stipulation.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.UpdatedAt(childComplexity), true
+	case "Stipulation.waiveReason":
+		if e.ComplexityRoot.Stipulation.WaiveReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.WaiveReason(childComplexity), true
+	case "Stipulation.waivedAt":
+		if e.ComplexityRoot.Stipulation.WaivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.WaivedAt(childComplexity), true
+	case "Stipulation.waivedBy":
+		if e.ComplexityRoot.Stipulation.WaivedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stipulation.WaivedBy(childComplexity), true
+
+	case "StipulationPage.hasMore":
+		if e.ComplexityRoot.StipulationPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StipulationPage.HasMore(childComplexity), true
+	case "StipulationPage.limit":
+		if e.ComplexityRoot.StipulationPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StipulationPage.Limit(childComplexity), true
+	case "StipulationPage.nodes":
+		if e.ComplexityRoot.StipulationPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StipulationPage.Nodes(childComplexity), true
+	case "StipulationPage.page":
+		if e.ComplexityRoot.StipulationPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StipulationPage.Page(childComplexity), true
+	case "StipulationPage.total":
+		if e.ComplexityRoot.StipulationPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StipulationPage.Total(childComplexity), true
 
 	case "Subscription.agentPresenceChanged":
 		if e.ComplexityRoot.Subscription.AgentPresenceChanged == nil {
@@ -5630,6 +7279,110 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ImportJobProgress(childComplexity, args["id"].(uuid.UUID)), true
+	case "Subscription.notificationAdded":
+		if e.ComplexityRoot.Subscription.NotificationAdded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.NotificationAdded(childComplexity), true
+
+	case "Task.assigneeId":
+		if e.ComplexityRoot.Task.AssigneeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.AssigneeID(childComplexity), true
+	case "Task.completedAt":
+		if e.ComplexityRoot.Task.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CompletedAt(childComplexity), true
+	case "Task.completedBy":
+		if e.ComplexityRoot.Task.CompletedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CompletedBy(childComplexity), true
+	case "Task.createdAt":
+		if e.ComplexityRoot.Task.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedAt(childComplexity), true
+	case "Task.createdBy":
+		if e.ComplexityRoot.Task.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedBy(childComplexity), true
+	case "Task.dueAt":
+		if e.ComplexityRoot.Task.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.DueAt(childComplexity), true
+	case "Task.id":
+		if e.ComplexityRoot.Task.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ID(childComplexity), true
+	case "Task.leadId":
+		if e.ComplexityRoot.Task.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.LeadID(childComplexity), true
+	case "Task.status":
+		if e.ComplexityRoot.Task.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Status(childComplexity), true
+	case "Task.title":
+		if e.ComplexityRoot.Task.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Title(childComplexity), true
+	case "Task.updatedAt":
+		if e.ComplexityRoot.Task.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.UpdatedAt(childComplexity), true
+
+	case "TaskPage.hasMore":
+		if e.ComplexityRoot.TaskPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskPage.HasMore(childComplexity), true
+	case "TaskPage.limit":
+		if e.ComplexityRoot.TaskPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskPage.Limit(childComplexity), true
+	case "TaskPage.nodes":
+		if e.ComplexityRoot.TaskPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskPage.Nodes(childComplexity), true
+	case "TaskPage.page":
+		if e.ComplexityRoot.TaskPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskPage.Page(childComplexity), true
+	case "TaskPage.total":
+		if e.ComplexityRoot.TaskPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskPage.Total(childComplexity), true
 
 	case "Team.createdAt":
 		if e.ComplexityRoot.Team.CreatedAt == nil {
@@ -5758,6 +7511,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.CreatedAt(childComplexity), true
+	case "User.deactivatedAt":
+		if e.ComplexityRoot.User.DeactivatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.DeactivatedAt(childComplexity), true
 	case "User.email":
 		if e.ComplexityRoot.User.Email == nil {
 			break
@@ -5776,18 +7535,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.invitationExpiresAt":
+		if e.ComplexityRoot.User.InvitationExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.InvitationExpiresAt(childComplexity), true
 	case "User.lastName":
 		if e.ComplexityRoot.User.LastName == nil {
 			break
 		}
 
 		return e.ComplexityRoot.User.LastName(childComplexity), true
+	case "User.lastSignInAt":
+		if e.ComplexityRoot.User.LastSignInAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.LastSignInAt(childComplexity), true
 	case "User.role":
 		if e.ComplexityRoot.User.Role == nil {
 			break
 		}
 
 		return e.ComplexityRoot.User.Role(childComplexity), true
+	case "User.signIn":
+		if e.ComplexityRoot.User.SignIn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.SignIn(childComplexity), true
 	case "User.team":
 		if e.ComplexityRoot.User.Team == nil {
 			break
@@ -5838,6 +7615,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
+
+	case "UserInvitation.expiresAt":
+		if e.ComplexityRoot.UserInvitation.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserInvitation.ExpiresAt(childComplexity), true
+	case "UserInvitation.token":
+		if e.ComplexityRoot.UserInvitation.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserInvitation.Token(childComplexity), true
+	case "UserInvitation.url":
+		if e.ComplexityRoot.UserInvitation.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserInvitation.URL(childComplexity), true
+	case "UserInvitation.user":
+		if e.ComplexityRoot.UserInvitation.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserInvitation.User(childComplexity), true
 
 	case "UserPage.hasMore":
 		if e.ComplexityRoot.UserPage.HasMore == nil {
@@ -5965,6 +7767,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddNoteInput,
 		ec.unmarshalInputApplicationOrder,
 		ec.unmarshalInputApplicationWhereInput,
 		ec.unmarshalInputAuditEventOrder,
@@ -5975,6 +7778,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputAutomationPatch,
 		ec.unmarshalInputAutomationTriggerInput,
 		ec.unmarshalInputAutomationWhereInput,
+		ec.unmarshalInputBulkUpdateLeadsInput,
 		ec.unmarshalInputCallEventInput,
 		ec.unmarshalInputCallEventOrder,
 		ec.unmarshalInputCallEventWhereInput,
@@ -5989,6 +7793,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateLeadInput,
 		ec.unmarshalInputCreateLenderInput,
 		ec.unmarshalInputCreatePipelineStageInput,
+		ec.unmarshalInputCreateTaskInput,
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateUserInput,
 		ec.unmarshalInputDecideApplicationInput,
@@ -6010,7 +7815,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputPipelineStageWhereInput,
 		ec.unmarshalInputPresenceInput,
 		ec.unmarshalInputRegisterAppInput,
+		ec.unmarshalInputRenewalWhere,
+		ec.unmarshalInputSaveViewInput,
+		ec.unmarshalInputStipulationWhere,
 		ec.unmarshalInputSubmitApplicationInput,
+		ec.unmarshalInputTaskWhere,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputTeamWhereInput,
 		ec.unmarshalInputUpdateContactInput,
@@ -6018,6 +7827,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateLenderInput,
 		ec.unmarshalInputUpdateOrganizationInput,
 		ec.unmarshalInputUpdatePipelineStageInput,
+		ec.unmarshalInputUpdateTaskInput,
 		ec.unmarshalInputUpdateTeamInput,
 		ec.unmarshalInputUpdateUserInput,
 		ec.unmarshalInputUserOrder,
@@ -6116,7 +7926,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql" "documents.graphql" "imports.graphql" "events.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "people.graphql" "apps.graphql" "documents.graphql" "imports.graphql" "events.graphql" "activity.graphql" "notifications.graphql" "pipeline.graphql" "notes.graphql" "tasks.graphql" "stipulations.graphql" "offers.graphql" "views.graphql" "renewals.graphql" "matches.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6138,16 +7948,103 @@ var sources = []*ast.Source{
 	{Name: "analytics.graphql", Input: sourceData("analytics.graphql"), BuiltIn: false},
 	{Name: "lending.graphql", Input: sourceData("lending.graphql"), BuiltIn: false},
 	{Name: "access.graphql", Input: sourceData("access.graphql"), BuiltIn: false},
+	{Name: "people.graphql", Input: sourceData("people.graphql"), BuiltIn: false},
 	{Name: "apps.graphql", Input: sourceData("apps.graphql"), BuiltIn: false},
 	{Name: "documents.graphql", Input: sourceData("documents.graphql"), BuiltIn: false},
 	{Name: "imports.graphql", Input: sourceData("imports.graphql"), BuiltIn: false},
 	{Name: "events.graphql", Input: sourceData("events.graphql"), BuiltIn: false},
+	{Name: "activity.graphql", Input: sourceData("activity.graphql"), BuiltIn: false},
+	{Name: "notifications.graphql", Input: sourceData("notifications.graphql"), BuiltIn: false},
+	{Name: "pipeline.graphql", Input: sourceData("pipeline.graphql"), BuiltIn: false},
+	{Name: "notes.graphql", Input: sourceData("notes.graphql"), BuiltIn: false},
+	{Name: "tasks.graphql", Input: sourceData("tasks.graphql"), BuiltIn: false},
+	{Name: "stipulations.graphql", Input: sourceData("stipulations.graphql"), BuiltIn: false},
+	{Name: "offers.graphql", Input: sourceData("offers.graphql"), BuiltIn: false},
+	{Name: "views.graphql", Input: sourceData("views.graphql"), BuiltIn: false},
+	{Name: "renewals.graphql", Input: sourceData("renewals.graphql"), BuiltIn: false},
+	{Name: "matches.graphql", Input: sourceData("matches.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Activity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Activity_id(ctx, field)
+	case "at":
+		return ec.fieldContext_Activity_at(ctx, field)
+	case "kind":
+		return ec.fieldContext_Activity_kind(ctx, field)
+	case "actor":
+		return ec.fieldContext_Activity_actor(ctx, field)
+	case "recordId":
+		return ec.fieldContext_Activity_recordId(ctx, field)
+	case "summary":
+		return ec.fieldContext_Activity_summary(ctx, field)
+	case "changes":
+		return ec.fieldContext_Activity_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Activity", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityActor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ActivityActor_type(ctx, field)
+	case "id":
+		return ec.fieldContext_ActivityActor_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ActivityActor_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityActor", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_ActivityChange_field(ctx, field)
+	case "from":
+		return ec.fieldContext_ActivityChange_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ActivityChange_to(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityChange", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ActivityConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ActivityConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ActivityConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ActivityEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ActivityEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityPageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_ActivityPageInfo_hasNextPage(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_ActivityPageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityPageInfo", field.Name)
+}
 
 func (ec *executionContext) childFields_AgentBoardPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -6287,6 +8184,10 @@ func (ec *executionContext) childFields_ApiKey(ctx context.Context, field graphq
 		return ec.fieldContext_ApiKey_revokedAt(ctx, field)
 	case "replacedBy":
 		return ec.fieldContext_ApiKey_replacedBy(ctx, field)
+	case "userId":
+		return ec.fieldContext_ApiKey_userId(ctx, field)
+	case "user":
+		return ec.fieldContext_ApiKey_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
 }
@@ -6431,14 +8332,24 @@ func (ec *executionContext) childFields_Application(ctx context.Context, field g
 		return ec.fieldContext_Application_warnings(ctx, field)
 	case "fundedDealId":
 		return ec.fieldContext_Application_fundedDealId(ctx, field)
+	case "stipulationsOutstanding":
+		return ec.fieldContext_Application_stipulationsOutstanding(ctx, field)
+	case "renewalOfDealId":
+		return ec.fieldContext_Application_renewalOfDealId(ctx, field)
+	case "isRenewal":
+		return ec.fieldContext_Application_isRenewal(ctx, field)
 	case "lead":
 		return ec.fieldContext_Application_lead(ctx, field)
 	case "lender":
 		return ec.fieldContext_Application_lender(ctx, field)
 	case "fundedDeal":
 		return ec.fieldContext_Application_fundedDeal(ctx, field)
+	case "readyToFund":
+		return ec.fieldContext_Application_readyToFund(ctx, field)
 	case "documents":
 		return ec.fieldContext_Application_documents(ctx, field)
+	case "stipulations":
+		return ec.fieldContext_Application_stipulations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Application", field.Name)
 }
@@ -6515,6 +8426,10 @@ func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field gr
 		return ec.fieldContext_AuditEvent_requestId(ctx, field)
 	case "fields":
 		return ec.fieldContext_AuditEvent_fields(ctx, field)
+	case "email":
+		return ec.fieldContext_AuditEvent_email(ctx, field)
+	case "clientIP":
+		return ec.fieldContext_AuditEvent_clientIP(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEvent", field.Name)
 }
@@ -6673,6 +8588,20 @@ func (ec *executionContext) childFields_AutomationRunRecord(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type AutomationRunRecord", field.Name)
 }
 
+func (ec *executionContext) childFields_BoardTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stageId":
+		return ec.fieldContext_BoardTotal_stageId(ctx, field)
+	case "leads":
+		return ec.fieldContext_BoardTotal_leads(ctx, field)
+	case "requestedAmount":
+		return ec.fieldContext_BoardTotal_requestedAmount(ctx, field)
+	case "requestedAmountIsExact":
+		return ec.fieldContext_BoardTotal_requestedAmountIsExact(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BoardTotal", field.Name)
+}
+
 func (ec *executionContext) childFields_CallBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "periodStart":
@@ -6757,6 +8686,10 @@ func (ec *executionContext) childFields_Commission(ctx context.Context, field gr
 		return ec.fieldContext_Commission_lenderId(ctx, field)
 	case "advisorId":
 		return ec.fieldContext_Commission_advisorId(ctx, field)
+	case "renewalOfDealId":
+		return ec.fieldContext_Commission_renewalOfDealId(ctx, field)
+	case "isRenewal":
+		return ec.fieldContext_Commission_isRenewal(ctx, field)
 	case "expectedAmount":
 		return ec.fieldContext_Commission_expectedAmount(ctx, field)
 	case "paidAmount":
@@ -6877,6 +8810,8 @@ func (ec *executionContext) childFields_CommissionsReport(ctx context.Context, f
 	switch field.Name {
 	case "totals":
 		return ec.fieldContext_CommissionsReport_totals(ctx, field)
+	case "renewal":
+		return ec.fieldContext_CommissionsReport_renewal(ctx, field)
 	case "series":
 		return ec.fieldContext_CommissionsReport_series(ctx, field)
 	case "byAdvisor":
@@ -7145,6 +9080,12 @@ func (ec *executionContext) childFields_FundedDeal(ctx context.Context, field gr
 		return ec.fieldContext_FundedDeal_commissionId(ctx, field)
 	case "fundedAt":
 		return ec.fieldContext_FundedDeal_fundedAt(ctx, field)
+	case "renewalEligibleAt":
+		return ec.fieldContext_FundedDeal_renewalEligibleAt(ctx, field)
+	case "renewalOfDealId":
+		return ec.fieldContext_FundedDeal_renewalOfDealId(ctx, field)
+	case "isRenewal":
+		return ec.fieldContext_FundedDeal_isRenewal(ctx, field)
 	case "application":
 		return ec.fieldContext_FundedDeal_application(ctx, field)
 	case "lead":
@@ -7205,6 +9146,10 @@ func (ec *executionContext) childFields_FundingBucket(ctx context.Context, field
 		return ec.fieldContext_FundingBucket_deals(ctx, field)
 	case "fundedAmount":
 		return ec.fieldContext_FundingBucket_fundedAmount(ctx, field)
+	case "renewalDeals":
+		return ec.fieldContext_FundingBucket_renewalDeals(ctx, field)
+	case "renewalAmount":
+		return ec.fieldContext_FundingBucket_renewalAmount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FundingBucket", field.Name)
 }
@@ -7247,6 +9192,10 @@ func (ec *executionContext) childFields_FundingTotals(ctx context.Context, field
 		return ec.fieldContext_FundingTotals_averageAmount(ctx, field)
 	case "expectedCommission":
 		return ec.fieldContext_FundingTotals_expectedCommission(ctx, field)
+	case "renewalDeals":
+		return ec.fieldContext_FundingTotals_renewalDeals(ctx, field)
+	case "renewalAmount":
+		return ec.fieldContext_FundingTotals_renewalAmount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FundingTotals", field.Name)
 }
@@ -7521,6 +9470,14 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_primaryAdvisorName(ctx, field)
 	case "documents":
 		return ec.fieldContext_Lead_documents(ctx, field)
+	case "activity":
+		return ec.fieldContext_Lead_activity(ctx, field)
+	case "notes":
+		return ec.fieldContext_Lead_notes(ctx, field)
+	case "openTasks":
+		return ec.fieldContext_Lead_openTasks(ctx, field)
+	case "offers":
+		return ec.fieldContext_Lead_offers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Lead", field.Name)
 }
@@ -7621,6 +9578,52 @@ func (ec *executionContext) childFields_LenderEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type LenderEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_LenderMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lenderId":
+		return ec.fieldContext_LenderMatch_lenderId(ctx, field)
+	case "lenderName":
+		return ec.fieldContext_LenderMatch_lenderName(ctx, field)
+	case "eligible":
+		return ec.fieldContext_LenderMatch_eligible(ctx, field)
+	case "misses":
+		return ec.fieldContext_LenderMatch_misses(ctx, field)
+	case "unknown":
+		return ec.fieldContext_LenderMatch_unknown(ctx, field)
+	case "score":
+		return ec.fieldContext_LenderMatch_score(ctx, field)
+	case "basis":
+		return ec.fieldContext_LenderMatch_basis(ctx, field)
+	case "components":
+		return ec.fieldContext_LenderMatch_components(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_LenderMatchComponents(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "approvalRate":
+		return ec.fieldContext_LenderMatchComponents_approvalRate(ctx, field)
+	case "fundedShare":
+		return ec.fieldContext_LenderMatchComponents_fundedShare(ctx, field)
+	case "medianDaysToDecision":
+		return ec.fieldContext_LenderMatchComponents_medianDaysToDecision(ctx, field)
+	case "sampleSize":
+		return ec.fieldContext_LenderMatchComponents_sampleSize(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderMatchComponents", field.Name)
+}
+
+func (ec *executionContext) childFields_LenderMatchMiss(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_LenderMatchMiss_field(ctx, field)
+	case "message":
+		return ec.fieldContext_LenderMatchMiss_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderMatchMiss", field.Name)
+}
+
 func (ec *executionContext) childFields_LenderPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "nodes":
@@ -7671,6 +9674,176 @@ func (ec *executionContext) childFields_LendersReport(ctx context.Context, field
 		return ec.fieldContext_LendersReport_lenders(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LendersReport", field.Name)
+}
+
+func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "user":
+		return ec.fieldContext_Me_user(ctx, field)
+	case "scopes":
+		return ec.fieldContext_Me_scopes(ctx, field)
+	case "credential":
+		return ec.fieldContext_Me_credential(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
+}
+
+func (ec *executionContext) childFields_MyDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_MyDay_userId(ctx, field)
+	case "timezone":
+		return ec.fieldContext_MyDay_timezone(ctx, field)
+	case "date":
+		return ec.fieldContext_MyDay_date(ctx, field)
+	case "overdueTasks":
+		return ec.fieldContext_MyDay_overdueTasks(ctx, field)
+	case "tasksDueToday":
+		return ec.fieldContext_MyDay_tasksDueToday(ctx, field)
+	case "renewalsDue":
+		return ec.fieldContext_MyDay_renewalsDue(ctx, field)
+	case "waitingOnStipulations":
+		return ec.fieldContext_MyDay_waitingOnStipulations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyDay", field.Name)
+}
+
+func (ec *executionContext) childFields_MyDayApplications(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_MyDayApplications_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_MyDayApplications_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyDayApplications", field.Name)
+}
+
+func (ec *executionContext) childFields_MyDayDeals(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_MyDayDeals_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_MyDayDeals_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyDayDeals", field.Name)
+}
+
+func (ec *executionContext) childFields_MyDayTasks(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_MyDayTasks_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_MyDayTasks_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyDayTasks", field.Name)
+}
+
+func (ec *executionContext) childFields_Note(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Note_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Note_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Note_updatedAt(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Note_leadId(ctx, field)
+	case "body":
+		return ec.fieldContext_Note_body(ctx, field)
+	case "authorId":
+		return ec.fieldContext_Note_authorId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Note", field.Name)
+}
+
+func (ec *executionContext) childFields_NotePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_NotePage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_NotePage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_NotePage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_NotePage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_NotePage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotePage", field.Name)
+}
+
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Notification_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_Notification_kind(ctx, field)
+	case "at":
+		return ec.fieldContext_Notification_at(ctx, field)
+	case "recordId":
+		return ec.fieldContext_Notification_recordId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Notification_leadId(ctx, field)
+	case "summary":
+		return ec.fieldContext_Notification_summary(ctx, field)
+	case "readAt":
+		return ec.fieldContext_Notification_readAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NotificationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_NotificationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_NotificationEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Offer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "applicationId":
+		return ec.fieldContext_Offer_applicationId(ctx, field)
+	case "lenderId":
+		return ec.fieldContext_Offer_lenderId(ctx, field)
+	case "lenderName":
+		return ec.fieldContext_Offer_lenderName(ctx, field)
+	case "approvedAmount":
+		return ec.fieldContext_Offer_approvedAmount(ctx, field)
+	case "rateType":
+		return ec.fieldContext_Offer_rateType(ctx, field)
+	case "interestRate":
+		return ec.fieldContext_Offer_interestRate(ctx, field)
+	case "termMonths":
+		return ec.fieldContext_Offer_termMonths(ctx, field)
+	case "paymentFrequency":
+		return ec.fieldContext_Offer_paymentFrequency(ctx, field)
+	case "paybackAmount":
+		return ec.fieldContext_Offer_paybackAmount(ctx, field)
+	case "payments":
+		return ec.fieldContext_Offer_payments(ctx, field)
+	case "paymentAmount":
+		return ec.fieldContext_Offer_paymentAmount(ctx, field)
+	case "costOfCapital":
+		return ec.fieldContext_Offer_costOfCapital(ctx, field)
+	case "readyToFund":
+		return ec.fieldContext_Offer_readyToFund(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Offer", field.Name)
 }
 
 func (ec *executionContext) childFields_Organization(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7793,6 +9966,78 @@ func (ec *executionContext) childFields_PipelineStagePage(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type PipelineStagePage", field.Name)
 }
 
+func (ec *executionContext) childFields_RenewalCommissions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "expected":
+		return ec.fieldContext_RenewalCommissions_expected(ctx, field)
+	case "paid":
+		return ec.fieldContext_RenewalCommissions_paid(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenewalCommissions", field.Name)
+}
+
+func (ec *executionContext) childFields_RenewalEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dealId":
+		return ec.fieldContext_RenewalEntry_dealId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_RenewalEntry_leadId(ctx, field)
+	case "businessName":
+		return ec.fieldContext_RenewalEntry_businessName(ctx, field)
+	case "lenderId":
+		return ec.fieldContext_RenewalEntry_lenderId(ctx, field)
+	case "lenderName":
+		return ec.fieldContext_RenewalEntry_lenderName(ctx, field)
+	case "advisorId":
+		return ec.fieldContext_RenewalEntry_advisorId(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_RenewalEntry_fundedAmount(ctx, field)
+	case "fundedAt":
+		return ec.fieldContext_RenewalEntry_fundedAt(ctx, field)
+	case "renewalEligibleAt":
+		return ec.fieldContext_RenewalEntry_renewalEligibleAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenewalEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_RenewalPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_RenewalPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_RenewalPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_RenewalPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_RenewalPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_RenewalPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenewalPage", field.Name)
+}
+
+func (ec *executionContext) childFields_SavedView(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SavedView_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SavedView_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SavedView_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_SavedView_name(ctx, field)
+	case "screen":
+		return ec.fieldContext_SavedView_screen(ctx, field)
+	case "filters":
+		return ec.fieldContext_SavedView_filters(ctx, field)
+	case "shared":
+		return ec.fieldContext_SavedView_shared(ctx, field)
+	case "ownerId":
+		return ec.fieldContext_SavedView_ownerId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SavedView", field.Name)
+}
+
 func (ec *executionContext) childFields_SourceCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "source":
@@ -7805,6 +10050,96 @@ func (ec *executionContext) childFields_SourceCount(ctx context.Context, field g
 		return ec.fieldContext_SourceCount_fundedAmount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SourceCount", field.Name)
+}
+
+func (ec *executionContext) childFields_Stipulation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Stipulation_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Stipulation_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Stipulation_updatedAt(ctx, field)
+	case "applicationId":
+		return ec.fieldContext_Stipulation_applicationId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Stipulation_leadId(ctx, field)
+	case "text":
+		return ec.fieldContext_Stipulation_text(ctx, field)
+	case "status":
+		return ec.fieldContext_Stipulation_status(ctx, field)
+	case "documentIds":
+		return ec.fieldContext_Stipulation_documentIds(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_Stipulation_receivedAt(ctx, field)
+	case "waivedAt":
+		return ec.fieldContext_Stipulation_waivedAt(ctx, field)
+	case "waivedBy":
+		return ec.fieldContext_Stipulation_waivedBy(ctx, field)
+	case "waiveReason":
+		return ec.fieldContext_Stipulation_waiveReason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Stipulation", field.Name)
+}
+
+func (ec *executionContext) childFields_StipulationPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_StipulationPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_StipulationPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_StipulationPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_StipulationPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_StipulationPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StipulationPage", field.Name)
+}
+
+func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Task_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Task_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Task_updatedAt(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Task_leadId(ctx, field)
+	case "title":
+		return ec.fieldContext_Task_title(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_Task_dueAt(ctx, field)
+	case "assigneeId":
+		return ec.fieldContext_Task_assigneeId(ctx, field)
+	case "status":
+		return ec.fieldContext_Task_status(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_Task_completedAt(ctx, field)
+	case "completedBy":
+		return ec.fieldContext_Task_completedBy(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Task_createdBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_TaskPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_TaskPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_TaskPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_TaskPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_TaskPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7879,12 +10214,20 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_role(ctx, field)
 	case "teamId":
 		return ec.fieldContext_User_teamId(ctx, field)
+	case "invitationExpiresAt":
+		return ec.fieldContext_User_invitationExpiresAt(ctx, field)
+	case "deactivatedAt":
+		return ec.fieldContext_User_deactivatedAt(ctx, field)
+	case "lastSignInAt":
+		return ec.fieldContext_User_lastSignInAt(ctx, field)
 	case "team":
 		return ec.fieldContext_User_team(ctx, field)
 	case "advisedLeads":
 		return ec.fieldContext_User_advisedLeads(ctx, field)
 	case "callEvents":
 		return ec.fieldContext_User_callEvents(ctx, field)
+	case "signIn":
+		return ec.fieldContext_User_signIn(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -7909,6 +10252,20 @@ func (ec *executionContext) childFields_UserEdge(ctx context.Context, field grap
 		return ec.fieldContext_UserEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_UserInvitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "user":
+		return ec.fieldContext_UserInvitation_user(ctx, field)
+	case "token":
+		return ec.fieldContext_UserInvitation_token(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_UserInvitation_expiresAt(ctx, field)
+	case "url":
+		return ec.fieldContext_UserInvitation_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserInvitation", field.Name)
 }
 
 func (ec *executionContext) childFields_UserPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8201,6 +10558,28 @@ func (ec *executionContext) field_FundedDeal_documents_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Lead_activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8277,6 +10656,28 @@ func (ec *executionContext) field_Lead_documents_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Lead_notes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Lender_applications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8331,6 +10732,64 @@ func (ec *executionContext) field_Lender_applications_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "password",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["password"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (notes.Input, error) {
+			return ec.unmarshalNAddNoteInput2githubᚗcomᚋlendingpipeᚋsvcᚋnotesᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addStipulation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "applicationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["applicationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_assignLead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8372,6 +10831,42 @@ func (ec *executionContext) field_Mutation_attachRecording_args(ctx context.Cont
 		return nil, err
 	}
 	args["recordingUrl"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_bulkUpdateLeads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (leads.BulkChange, error) {
+			return ec.unmarshalNBulkUpdateLeadsInput2githubᚗcomᚋlendingpipeᚋsvcᚋleadsᚐBulkChange(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_completeTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -8473,6 +10968,20 @@ func (ec *executionContext) field_Mutation_createStage_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (tasks.Input, error) {
+			return ec.unmarshalNCreateTaskInput2githubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8515,6 +11024,20 @@ func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deactivateUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_decideApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8552,6 +11075,34 @@ func (ec *executionContext) field_Mutation_deleteAutomation_args(ctx context.Con
 }
 
 func (ec *executionContext) field_Mutation_deleteInboundEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteView_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8645,6 +11196,20 @@ func (ec *executionContext) field_Mutation_installApp_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_inviteUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markApplicationUnderwriting_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8686,6 +11251,20 @@ func (ec *executionContext) field_Mutation_markDoNotCall_args(ctx context.Contex
 		return nil, err
 	}
 	args["reason"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_markNotificationsRead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -8781,6 +11360,42 @@ func (ec *executionContext) field_Mutation_registerApp_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reopenStipulation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reopenTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_replayWebhookDeliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8830,6 +11445,20 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resetUserSignIn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg0
 	return args, nil
 }
 
@@ -8888,6 +11517,42 @@ func (ec *executionContext) field_Mutation_rotateApiKey_args(ctx context.Context
 		return nil, err
 	}
 	args["graceSeconds"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_satisfyStipulation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "documentIds",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["documentIds"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveView_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SaveViewInput, error) {
+			return ec.unmarshalNSaveViewInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSaveViewInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -9029,6 +11694,28 @@ func (ec *executionContext) field_Mutation_updateLender_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateNote_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "body",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["body"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9071,6 +11758,28 @@ func (ec *executionContext) field_Mutation_updateStage_args(ctx context.Context,
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (ent.UpdatePipelineStageInput, error) {
 			return ec.unmarshalNUpdatePipelineStageInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdatePipelineStageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (tasks.Change, error) {
+			return ec.unmarshalNUpdateTaskInput2githubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐChange(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9172,6 +11881,28 @@ func (ec *executionContext) field_Mutation_uploadDocument_args(ctx context.Conte
 		return nil, err
 	}
 	args["category"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_waiveStipulation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
 	return args, nil
 }
 
@@ -9723,6 +12454,28 @@ func (ec *executionContext) field_Query_automations_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_boardTotals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10249,6 +13002,20 @@ func (ec *executionContext) field_Query_leadsPage_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_leadsReadyToFund_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "leadIds",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["leadIds"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_leads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10300,6 +13067,36 @@ func (ec *executionContext) field_Query_leads_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_lenderMatches_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "leadId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["leadId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "product",
+		func(ctx context.Context, v any) (*application.Product, error) {
+			return ec.unmarshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["product"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "amount",
+		func(ctx context.Context, v any) (*money.Amount, error) {
+			return ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["amount"] = arg2
 	return args, nil
 }
 
@@ -10387,6 +13184,20 @@ func (ec *executionContext) field_Query_lenders_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_myDay_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10412,6 +13223,66 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "unreadOnly",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unreadOnly"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_renewalQueue_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*renewals.Filter, error) {
+			return ec.unmarshalORenewalWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -10488,6 +13359,66 @@ func (ec *executionContext) field_Query_stages_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_stipulations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*lending.StipulationFilter, error) {
+			return ec.unmarshalOStipulationWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐStipulationFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*tasks.Filter, error) {
+			return ec.unmarshalOTaskWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -10656,6 +13587,20 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_views_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "screen",
+		func(ctx context.Context, v any) (*savedview.Screen, error) {
+			return ec.unmarshalOSavedViewScreen2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["screen"] = arg0
 	return args, nil
 }
 
@@ -11004,6 +13949,511 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Activity_at(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Activity_kind(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Activity_actor(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v activity.Actor) graphql.Marshaler {
+			return ec.marshalNActivityActor2githubᚗcomᚋlendingpipeᚋsvcᚋactivityᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Activity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityActor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Activity_recordId(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_recordId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_recordId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Activity_summary(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Activity_changes(ctx context.Context, field graphql.CollectedField, obj *activity.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activity_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []history.Change) graphql.Marshaler {
+			return ec.marshalNActivityChange2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋhistoryᚐChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activity_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Activity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityActor_type(ctx context.Context, field graphql.CollectedField, obj *activity.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityActor_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityActor_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityActor", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityActor_id(ctx context.Context, field graphql.CollectedField, obj *activity.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityActor_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityActor_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityActor", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityActor_name(ctx context.Context, field graphql.CollectedField, obj *activity.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityActor_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityActor_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityActor", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityChange_field(ctx context.Context, field graphql.CollectedField, obj *history.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityChange_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityChange_from(ctx context.Context, field graphql.CollectedField, obj *history.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityChange_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityChange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityChange_to(ctx context.Context, field graphql.CollectedField, obj *history.Change) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityChange_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityChange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ActivityEdge) graphql.Marshaler {
+			return ec.marshalNActivityEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ActivityPageInfo) graphql.Marshaler {
+			return ec.marshalNActivityPageInfo2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityPageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityEdge_node(ctx context.Context, field graphql.CollectedField, obj *ActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *activity.Item) graphql.Marshaler {
+			return ec.marshalNActivity2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋactivityᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Activity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityPageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *ActivityPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityPageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityPageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityPageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityPageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *ActivityPageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityPageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityPageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityPageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
 
 func (ec *executionContext) _AgentBoardPage_nodes(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -12243,6 +15693,61 @@ func (ec *executionContext) _ApiKey_replacedBy(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_ApiKey_replacedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_userId(ctx context.Context, field graphql.CollectedField, obj *ent.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_user(ctx context.Context, field graphql.CollectedField, obj *ent.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApiKey().User(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApiKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ApiKeyPage_nodes(ctx context.Context, field graphql.CollectedField, obj *ApiKeyPage) (ret graphql.Marshaler) {
@@ -13514,6 +17019,75 @@ func (ec *executionContext) fieldContext_Application_fundedDealId(_ context.Cont
 	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type UUID does not have child fields"))
 }
 
+func (ec *executionContext) _Application_stipulationsOutstanding(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_stipulationsOutstanding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StipulationsOutstanding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_stipulationsOutstanding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Application_renewalOfDealId(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_renewalOfDealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalOfDealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_renewalOfDealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Application_isRenewal(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_isRenewal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRenewal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_isRenewal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Application_lead(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13610,6 +17184,29 @@ func (ec *executionContext) fieldContext_Application_fundedDeal(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Application_readyToFund(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_readyToFund(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Application().ReadyToFund(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_readyToFund(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Application_documents(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13650,6 +17247,38 @@ func (ec *executionContext) fieldContext_Application_documents(ctx context.Conte
 	if fc.Args, err = ec.field_Application_documents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Application_stipulations(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_stipulations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Application().Stipulations(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_stipulations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Application",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -14216,6 +17845,52 @@ func (ec *executionContext) _AuditEvent_fields(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_AuditEvent_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_email(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AuditEvent_clientIP(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_clientIP(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientIP, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_clientIP(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -15450,6 +19125,98 @@ func (ec *executionContext) fieldContext_AutomationRunRecord_finishedAt(_ contex
 	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _BoardTotal_stageId(ctx context.Context, field graphql.CollectedField, obj *BoardTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BoardTotal_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BoardTotal_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BoardTotal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BoardTotal_leads(ctx context.Context, field graphql.CollectedField, obj *BoardTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BoardTotal_leads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Leads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BoardTotal_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BoardTotal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BoardTotal_requestedAmount(ctx context.Context, field graphql.CollectedField, obj *BoardTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BoardTotal_requestedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BoardTotal_requestedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BoardTotal", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _BoardTotal_requestedAmountIsExact(ctx context.Context, field graphql.CollectedField, obj *BoardTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BoardTotal_requestedAmountIsExact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedAmountIsExact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BoardTotal_requestedAmountIsExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BoardTotal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _CallBucket_periodStart(ctx context.Context, field graphql.CollectedField, obj *analytics.CallBucket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16160,6 +19927,52 @@ func (ec *executionContext) _Commission_advisorId(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Commission_advisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_renewalOfDealId(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_renewalOfDealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalOfDealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_renewalOfDealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_isRenewal(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_isRenewal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRenewal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_isRenewal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Commission_expectedAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
@@ -17048,6 +20861,38 @@ func (ec *executionContext) fieldContext_CommissionsReport_totals(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CommissionTotals(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionsReport_renewal(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionsReport_renewal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Renewal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.RenewalCommissions) graphql.Marshaler {
+			return ec.marshalNRenewalCommissions2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐRenewalCommissions(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionsReport_renewal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RenewalCommissions(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19199,6 +23044,75 @@ func (ec *executionContext) fieldContext_FundedDeal_fundedAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _FundedDeal_renewalEligibleAt(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_renewalEligibleAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalEligibleAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_renewalEligibleAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_renewalOfDealId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_renewalOfDealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalOfDealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_renewalOfDealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_isRenewal(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_isRenewal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRenewal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_isRenewal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _FundedDeal_application(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19706,6 +23620,52 @@ func (ec *executionContext) fieldContext_FundingBucket_fundedAmount(_ context.Co
 	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type Amount does not have child fields"))
 }
 
+func (ec *executionContext) _FundingBucket_renewalDeals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingBucket_renewalDeals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalDeals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingBucket_renewalDeals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundingBucket_renewalAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingBucket_renewalAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingBucket_renewalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
 func (ec *executionContext) _FundingGroup_id(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingGroup) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20015,6 +23975,52 @@ func (ec *executionContext) _FundingTotals_expectedCommission(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_FundingTotals_expectedCommission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundingTotals_renewalDeals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_renewalDeals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalDeals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_renewalDeals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundingTotals_renewalAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_renewalAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_renewalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
 }
 
@@ -22500,6 +26506,158 @@ func (ec *executionContext) fieldContext_Lead_documents(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Lead_activity(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Lead().Activity(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ActivityConnection) graphql.Marshaler {
+			return ec.marshalNActivityConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_activity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Lead_activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Lead_notes(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Lead().Notes(ctx, obj, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotePage) graphql.Marshaler {
+			return ec.marshalNNotePage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNotePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_notes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Lead_notes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Lead_openTasks(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_openTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Lead().OpenTasks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_openTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Lead_offers(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_offers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Lead().Offers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*lending.Offer) graphql.Marshaler {
+			return ec.marshalNOffer2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐOfferᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_offers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Offer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _LeadConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.LeadConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23274,6 +27432,346 @@ func (ec *executionContext) fieldContext_LenderEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("LenderEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _LenderMatch_lenderId(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_lenderName(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_lenderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_lenderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_eligible(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_eligible(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Eligible, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_eligible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_misses(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_misses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Misses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []lendingrules.Miss) graphql.Marshaler {
+			return ec.marshalNLenderMatchMiss2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐMissᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_misses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderMatchMiss(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderMatch_unknown(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_unknown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unknown, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_unknown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_score(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Ratio) graphql.Marshaler {
+			return ec.marshalORatio2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_basis(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v lendingrules.Basis) graphql.Marshaler {
+			return ec.marshalNLenderMatchBasis2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐBasis(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatch", field, false, false, errors.New("field of type LenderMatchBasis does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatch_components(ctx context.Context, field graphql.CollectedField, obj *lending.Match) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatch_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *lendingrules.Components) graphql.Marshaler {
+			return ec.marshalOLenderMatchComponents2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐComponents(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatch_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderMatchComponents(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderMatchComponents_approvalRate(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchComponents_approvalRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchComponents_approvalRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchComponents", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatchComponents_fundedShare(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchComponents_fundedShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedShare, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchComponents_fundedShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchComponents", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatchComponents_medianDaysToDecision(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchComponents_medianDaysToDecision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedianDaysToDecision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Days) graphql.Marshaler {
+			return ec.marshalODays2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐDays(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchComponents_medianDaysToDecision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchComponents", field, false, false, errors.New("field of type Days does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatchComponents_sampleSize(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Components) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchComponents_sampleSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SampleSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchComponents_sampleSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchComponents", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatchMiss_field(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Miss) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchMiss_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchMiss_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchMiss", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LenderMatchMiss_message(ctx context.Context, field graphql.CollectedField, obj *lendingrules.Miss) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderMatchMiss_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderMatchMiss_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderMatchMiss", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _LenderPage_nodes(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23690,6 +28188,84 @@ func (ec *executionContext) fieldContext_LendersReport_lenders(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Me_user(ctx context.Context, field graphql.CollectedField, obj *Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Me_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Me",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Me_scopes(ctx context.Context, field graphql.CollectedField, obj *Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Me_credential(ctx context.Context, field graphql.CollectedField, obj *Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_credential(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Credential, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v Credential) graphql.Marshaler {
+			return ec.marshalNCredential2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCredential(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_credential(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, errors.New("field of type Credential does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createLead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -25540,6 +30116,182 @@ func (ec *executionContext) fieldContext_Mutation_rotateApiKey(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_inviteUser(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_inviteUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InviteUser(ctx, fc.Args["userId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UserInvitation) graphql.Marshaler {
+			return ec.marshalNUserInvitation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUserInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_inviteUser(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_inviteUser_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resetUserSignIn(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resetUserSignIn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResetUserSignIn(ctx, fc.Args["userId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UserInvitation) graphql.Marshaler {
+			return ec.marshalNUserInvitation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUserInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resetUserSignIn(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserInvitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resetUserSignIn_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deactivateUser(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deactivateUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeactivateUser(ctx, fc.Args["userId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deactivateUser(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deactivateUser_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptInvitation(ctx, fc.Args["token"].(string), fc.Args["password"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_registerApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25764,6 +30516,1892 @@ func (ec *executionContext) fieldContext_Mutation_importLeads(ctx context.Contex
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markNotificationsRead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkNotificationsRead(ctx, fc.Args["ids"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markNotificationsRead(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markNotificationsRead_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_bulkUpdateLeads(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bulkUpdateLeads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BulkUpdateLeads(ctx, fc.Args["ids"].([]uuid.UUID), fc.Args["input"].(leads.BulkChange))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
+			return ec.marshalNLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bulkUpdateLeads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bulkUpdateLeads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddNote(ctx, fc.Args["input"].(notes.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Note) graphql.Marshaler {
+			return ec.marshalNNote2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Note(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateNote(ctx, fc.Args["id"].(uuid.UUID), fc.Args["body"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Note) graphql.Marshaler {
+			return ec.marshalNNote2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNote(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Note(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteNote(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteNote(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteNote(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteNote_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTask(ctx, fc.Args["input"].(tasks.Input))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTask(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(tasks.Change))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteTask(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reopenTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reopenTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReopenTask(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reopenTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reopenTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addStipulation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addStipulation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddStipulation(ctx, fc.Args["applicationId"].(uuid.UUID), fc.Args["text"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addStipulation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addStipulation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_satisfyStipulation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_satisfyStipulation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SatisfyStipulation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["documentIds"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_satisfyStipulation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_satisfyStipulation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_waiveStipulation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_waiveStipulation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WaiveStipulation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_waiveStipulation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_waiveStipulation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reopenStipulation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reopenStipulation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReopenStipulation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reopenStipulation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reopenStipulation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveView(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveView(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveView(ctx, fc.Args["input"].(SaveViewInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SavedView) graphql.Marshaler {
+			return ec.marshalNSavedView2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveView(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SavedView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveView_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteView(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteView(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteView(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteView(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteView_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDay_userId(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDay", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _MyDay_timezone(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDay", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyDay_date(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDay", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MyDay_overdueTasks(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_overdueTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MyDay().OverdueTasks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *myday.Tasks) graphql.Marshaler {
+			return ec.marshalNMyDayTasks2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐTasks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_overdueTasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDay",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyDayTasks(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDay_tasksDueToday(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_tasksDueToday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MyDay().TasksDueToday(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *myday.Tasks) graphql.Marshaler {
+			return ec.marshalNMyDayTasks2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐTasks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_tasksDueToday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDay",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyDayTasks(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDay_renewalsDue(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_renewalsDue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MyDay().RenewalsDue(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *myday.Deals) graphql.Marshaler {
+			return ec.marshalNMyDayDeals2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDeals(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_renewalsDue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDay",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyDayDeals(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDay_waitingOnStipulations(ctx context.Context, field graphql.CollectedField, obj *myday.Day) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDay_waitingOnStipulations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MyDay().WaitingOnStipulations(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *myday.Applications) graphql.Marshaler {
+			return ec.marshalNMyDayApplications2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐApplications(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDay_waitingOnStipulations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDay",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyDayApplications(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDayApplications_nodes(ctx context.Context, field graphql.CollectedField, obj *myday.Applications) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayApplications_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayApplications_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDayApplications",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDayApplications_total(ctx context.Context, field graphql.CollectedField, obj *myday.Applications) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayApplications_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayApplications_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDayApplications", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MyDayDeals_nodes(ctx context.Context, field graphql.CollectedField, obj *myday.Deals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayDeals_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalNFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayDeals_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDayDeals",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDayDeals_total(ctx context.Context, field graphql.CollectedField, obj *myday.Deals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayDeals_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayDeals_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDayDeals", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MyDayTasks_nodes(ctx context.Context, field graphql.CollectedField, obj *myday.Tasks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayTasks_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayTasks_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MyDayTasks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MyDayTasks_total(ctx context.Context, field graphql.CollectedField, obj *myday.Tasks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyDayTasks_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyDayTasks_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyDayTasks", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Note_id(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Note_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Note_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Note_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Note_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Note_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Note_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Note_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Note_body(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Note_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Note_authorId(ctx context.Context, field graphql.CollectedField, obj *ent.Note) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Note_authorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Note_authorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _NotePage_nodes(ctx context.Context, field graphql.CollectedField, obj *NotePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotePage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Note) graphql.Marshaler {
+			return ec.marshalNNote2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNoteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotePage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Note(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotePage_total(ctx context.Context, field graphql.CollectedField, obj *NotePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotePage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotePage_page(ctx context.Context, field graphql.CollectedField, obj *NotePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotePage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotePage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotePage_limit(ctx context.Context, field graphql.CollectedField, obj *NotePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotePage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotePage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotePage_hasMore(ctx context.Context, field graphql.CollectedField, obj *NotePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotePage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotePage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotePage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_kind(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_at(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_recordId(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_recordId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_recordId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_summary(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_readAt(ctx context.Context, field graphql.CollectedField, obj *ent.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_readAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_readAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.NotificationEdge) graphql.Marshaler {
+			return ec.marshalONotificationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.NotificationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_applicationId(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_applicationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApplicationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_applicationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_lenderId(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_lenderName(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_lenderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_lenderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_approvedAmount(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_approvedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_approvedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_rateType(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_rateType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RateType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v application.RateType) graphql.Marshaler {
+			return ec.marshalNApplicationRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_rateType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type ApplicationRateType does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_interestRate(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_interestRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InterestRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Rate) graphql.Marshaler {
+			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_interestRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Rate does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_termMonths(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_termMonths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TermMonths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_termMonths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_paymentFrequency(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_paymentFrequency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentFrequency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *application.PaymentFrequency) graphql.Marshaler {
+			return ec.marshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_paymentFrequency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type ApplicationPaymentFrequency does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_paybackAmount(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_paybackAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaybackAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_paybackAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_payments(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_payments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_payments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_paymentAmount(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_paymentAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_paymentAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_costOfCapital(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_costOfCapital(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostOfCapital, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_costOfCapital(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Offer_readyToFund(ctx context.Context, field graphql.CollectedField, obj *lending.Offer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Offer_readyToFund(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadyToFund, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Offer_readyToFund(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Offer", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
@@ -28118,6 +34756,38 @@ func (ec *executionContext) fieldContext_Query_apiKeys(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_me(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Me(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Me) graphql.Marshaler {
+			return ec.marshalNMe2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐMe(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Me(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_apps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28338,6 +35008,425 @@ func (ec *executionContext) fieldContext_Query_importJobs(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_notifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Notifications(ctx, fc.Args["unreadOnly"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[uuid.UUID]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
+			return ec.marshalNNotificationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_unreadNotificationCount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_unreadNotificationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().UnreadNotificationCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_unreadNotificationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Query_boardTotals(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_boardTotals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BoardTotals(ctx, fc.Args["where"].(*ent.LeadWhereInput), fc.Args["search"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BoardTotal) graphql.Marshaler {
+			return ec.marshalNBoardTotal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐBoardTotalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_boardTotals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BoardTotal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_boardTotals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tasks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Tasks(ctx, fc.Args["where"].(*tasks.Filter), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TaskPage) graphql.Marshaler {
+			return ec.marshalNTaskPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐTaskPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myDay(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyDay(ctx, fc.Args["userId"].(*uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *myday.Day) graphql.Marshaler {
+			return ec.marshalNMyDay2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDay(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myDay(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyDay(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myDay_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_stipulations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_stipulations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Stipulations(ctx, fc.Args["where"].(*lending.StipulationFilter), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *StipulationPage) graphql.Marshaler {
+			return ec.marshalNStipulationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐStipulationPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_stipulations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StipulationPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_stipulations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_leadsReadyToFund(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_leadsReadyToFund(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LeadsReadyToFund(ctx, fc.Args["leadIds"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_leadsReadyToFund(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_leadsReadyToFund_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_views(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_views(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Views(ctx, fc.Args["screen"].(*savedview.Screen))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SavedView) graphql.Marshaler {
+			return ec.marshalNSavedView2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedViewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_views(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SavedView(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_views_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_renewalQueue(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_renewalQueue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RenewalQueue(ctx, fc.Args["where"].(*renewals.Filter), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RenewalPage) graphql.Marshaler {
+			return ec.marshalNRenewalPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐRenewalPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_renewalQueue(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RenewalPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_renewalQueue_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_lenderMatches(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_lenderMatches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LenderMatches(ctx, fc.Args["leadId"].(uuid.UUID), fc.Args["product"].(*application.Product), fc.Args["amount"].(*money.Amount))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*lending.Match) graphql.Marshaler {
+			return ec.marshalNLenderMatch2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐMatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_lenderMatches(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderMatch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_lenderMatches_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28412,6 +35501,567 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RenewalCommissions_expected(ctx context.Context, field graphql.CollectedField, obj *analytics.RenewalCommissions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalCommissions_expected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalCommissions_expected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalCommissions", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalCommissions_paid(ctx context.Context, field graphql.CollectedField, obj *analytics.RenewalCommissions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalCommissions_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalCommissions_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalCommissions", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_dealId(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_dealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_dealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_leadId(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_businessName(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_businessName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BusinessName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_businessName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_lenderId(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_lenderName(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_lenderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_lenderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_advisorId(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_advisorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdvisorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_advisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_fundedAt(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_fundedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_fundedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalEntry_renewalEligibleAt(ctx context.Context, field graphql.CollectedField, obj *renewals.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalEntry_renewalEligibleAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RenewalEligibleAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalEntry_renewalEligibleAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalEntry", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalPage_nodes(ctx context.Context, field graphql.CollectedField, obj *RenewalPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []renewals.Entry) graphql.Marshaler {
+			return ec.marshalNRenewalEntry2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewalPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RenewalEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewalPage_total(ctx context.Context, field graphql.CollectedField, obj *RenewalPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalPage_page(ctx context.Context, field graphql.CollectedField, obj *RenewalPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalPage_limit(ctx context.Context, field graphql.CollectedField, obj *RenewalPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RenewalPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *RenewalPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewalPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewalPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RenewalPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_id(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_name(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_screen(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_screen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Screen, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v savedview.Screen) graphql.Marshaler {
+			return ec.marshalNSavedViewScreen2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_screen(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type SavedViewScreen does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_filters(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_filters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_filters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_shared(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SavedView_ownerId(ctx context.Context, field graphql.CollectedField, obj *ent.SavedView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SavedView_ownerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SavedView_ownerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SavedView", field, false, false, errors.New("field of type UUID does not have child fields"))
 }
 
 func (ec *executionContext) _SourceCount_source(ctx context.Context, field graphql.CollectedField, obj *analytics.SourceCount) (ret graphql.Marshaler) {
@@ -28504,6 +36154,406 @@ func (ec *executionContext) _SourceCount_fundedAmount(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_SourceCount_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SourceCount", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_applicationId(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_applicationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApplicationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_applicationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_text(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v stipulation.Status) graphql.Marshaler {
+			return ec.marshalNStipulationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type StipulationStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_documentIds(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_documentIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DocumentIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_documentIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_receivedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_receivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_receivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_waivedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_waivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_waivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_waivedBy(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_waivedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaivedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_waivedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Stipulation_waiveReason(ctx context.Context, field graphql.CollectedField, obj *ent.Stipulation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stipulation_waiveReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaiveReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stipulation_waiveReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stipulation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StipulationPage_nodes(ctx context.Context, field graphql.CollectedField, obj *StipulationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StipulationPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Stipulation) graphql.Marshaler {
+			return ec.marshalNStipulation2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StipulationPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StipulationPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stipulation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StipulationPage_total(ctx context.Context, field graphql.CollectedField, obj *StipulationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StipulationPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StipulationPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StipulationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StipulationPage_page(ctx context.Context, field graphql.CollectedField, obj *StipulationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StipulationPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StipulationPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StipulationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StipulationPage_limit(ctx context.Context, field graphql.CollectedField, obj *StipulationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StipulationPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StipulationPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StipulationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StipulationPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *StipulationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StipulationPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StipulationPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StipulationPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Subscription_agentPresenceChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -28624,6 +36674,415 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_notificationAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_notificationAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().NotificationAdded(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+			return ec.marshalNNotification2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotification(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_notificationAdded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Task_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Task_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_title(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_dueAt(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Task_assigneeId(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_assigneeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssigneeID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_assigneeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v task.Status) graphql.Marshaler {
+			return ec.marshalNTaskStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type TaskStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Task_completedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Task_completedBy(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_completedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_completedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskPage_nodes(ctx context.Context, field graphql.CollectedField, obj *TaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskPage_total(ctx context.Context, field graphql.CollectedField, obj *TaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TaskPage_page(ctx context.Context, field graphql.CollectedField, obj *TaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TaskPage_limit(ctx context.Context, field graphql.CollectedField, obj *TaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TaskPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *TaskPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Team_id(ctx context.Context, field graphql.CollectedField, obj *ent.Team) (ret graphql.Marshaler) {
@@ -29212,6 +37671,75 @@ func (ec *executionContext) fieldContext_User_teamId(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _User_invitationExpiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_invitationExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvitationExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_invitationExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _User_deactivatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_deactivatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeactivatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_deactivatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _User_lastSignInAt(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_lastSignInAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSignInAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_lastSignInAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _User_team(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29330,6 +37858,29 @@ func (ec *executionContext) fieldContext_User_callEvents(ctx context.Context, fi
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _User_signIn(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_signIn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().SignIn(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v SignInStatus) graphql.Marshaler {
+			return ec.marshalNSignInStatus2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSignInStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_signIn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type SignInStatus does not have child fields"))
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.UserConnection) (ret graphql.Marshaler) {
@@ -29472,6 +38023,107 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UserEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _UserInvitation_user(ctx context.Context, field graphql.CollectedField, obj *UserInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserInvitation_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserInvitation_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserInvitation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserInvitation_token(ctx context.Context, field graphql.CollectedField, obj *UserInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserInvitation_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserInvitation_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserInvitation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserInvitation_expiresAt(ctx context.Context, field graphql.CollectedField, obj *UserInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserInvitation_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserInvitation_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserInvitation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _UserInvitation_url(ctx context.Context, field graphql.CollectedField, obj *UserInvitation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserInvitation_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserInvitation_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserInvitation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _UserPage_nodes(ctx context.Context, field graphql.CollectedField, obj *UserPage) (ret graphql.Marshaler) {
@@ -31006,6 +39658,43 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddNoteInput(ctx context.Context, obj any) (notes.Input, error) {
+	var it notes.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"leadId", "body"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "body":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("body"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Body = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputApplicationOrder(ctx context.Context, obj any) (ent.ApplicationOrder, error) {
 	var it ent.ApplicationOrder
 	if obj == nil {
@@ -31058,7 +39747,7 @@ func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "product", "productNEQ", "productIn", "productNotIn", "productIsNil", "productNotNil", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "submittedAt", "submittedAtNEQ", "submittedAtIn", "submittedAtNotIn", "submittedAtGT", "submittedAtGTE", "submittedAtLT", "submittedAtLTE", "submittedBy", "submittedByNEQ", "submittedByIn", "submittedByNotIn", "submittedByGT", "submittedByGTE", "submittedByLT", "submittedByLTE", "submittedByContains", "submittedByHasPrefix", "submittedByHasSuffix", "submittedByEqualFold", "submittedByContainsFold", "externalRef", "externalRefNEQ", "externalRefIn", "externalRefNotIn", "externalRefGT", "externalRefGTE", "externalRefLT", "externalRefLTE", "externalRefContains", "externalRefHasPrefix", "externalRefHasSuffix", "externalRefIsNil", "externalRefNotNil", "externalRefEqualFold", "externalRefContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "decidedAt", "decidedAtNEQ", "decidedAtIn", "decidedAtNotIn", "decidedAtGT", "decidedAtGTE", "decidedAtLT", "decidedAtLTE", "decidedAtIsNil", "decidedAtNotNil", "approvedAmount", "approvedAmountNEQ", "approvedAmountIn", "approvedAmountNotIn", "approvedAmountGT", "approvedAmountGTE", "approvedAmountLT", "approvedAmountLTE", "approvedAmountIsNil", "approvedAmountNotNil", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "interestRateIsNil", "interestRateNotNil", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "rateTypeIsNil", "rateTypeNotNil", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "termMonthsIsNil", "termMonthsNotNil", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "declineReason", "declineReasonNEQ", "declineReasonIn", "declineReasonNotIn", "declineReasonGT", "declineReasonGTE", "declineReasonLT", "declineReasonLTE", "declineReasonContains", "declineReasonHasPrefix", "declineReasonHasSuffix", "declineReasonIsNil", "declineReasonNotNil", "declineReasonEqualFold", "declineReasonContainsFold", "declineCategory", "declineCategoryNEQ", "declineCategoryIn", "declineCategoryNotIn", "declineCategoryIsNil", "declineCategoryNotNil", "withdrawnReason", "withdrawnReasonNEQ", "withdrawnReasonIn", "withdrawnReasonNotIn", "withdrawnReasonGT", "withdrawnReasonGTE", "withdrawnReasonLT", "withdrawnReasonLTE", "withdrawnReasonContains", "withdrawnReasonHasPrefix", "withdrawnReasonHasSuffix", "withdrawnReasonIsNil", "withdrawnReasonNotNil", "withdrawnReasonEqualFold", "withdrawnReasonContainsFold", "fundedDealId", "fundedDealIdNEQ", "fundedDealIdIn", "fundedDealIdNotIn", "fundedDealIdGT", "fundedDealIdGTE", "fundedDealIdLT", "fundedDealIdLTE", "fundedDealIdIsNil", "fundedDealIdNotNil", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "product", "productNEQ", "productIn", "productNotIn", "productIsNil", "productNotNil", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "submittedAt", "submittedAtNEQ", "submittedAtIn", "submittedAtNotIn", "submittedAtGT", "submittedAtGTE", "submittedAtLT", "submittedAtLTE", "submittedBy", "submittedByNEQ", "submittedByIn", "submittedByNotIn", "submittedByGT", "submittedByGTE", "submittedByLT", "submittedByLTE", "submittedByContains", "submittedByHasPrefix", "submittedByHasSuffix", "submittedByEqualFold", "submittedByContainsFold", "externalRef", "externalRefNEQ", "externalRefIn", "externalRefNotIn", "externalRefGT", "externalRefGTE", "externalRefLT", "externalRefLTE", "externalRefContains", "externalRefHasPrefix", "externalRefHasSuffix", "externalRefIsNil", "externalRefNotNil", "externalRefEqualFold", "externalRefContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "decidedAt", "decidedAtNEQ", "decidedAtIn", "decidedAtNotIn", "decidedAtGT", "decidedAtGTE", "decidedAtLT", "decidedAtLTE", "decidedAtIsNil", "decidedAtNotNil", "approvedAmount", "approvedAmountNEQ", "approvedAmountIn", "approvedAmountNotIn", "approvedAmountGT", "approvedAmountGTE", "approvedAmountLT", "approvedAmountLTE", "approvedAmountIsNil", "approvedAmountNotNil", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "interestRateIsNil", "interestRateNotNil", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "rateTypeIsNil", "rateTypeNotNil", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "termMonthsIsNil", "termMonthsNotNil", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "declineReason", "declineReasonNEQ", "declineReasonIn", "declineReasonNotIn", "declineReasonGT", "declineReasonGTE", "declineReasonLT", "declineReasonLTE", "declineReasonContains", "declineReasonHasPrefix", "declineReasonHasSuffix", "declineReasonIsNil", "declineReasonNotNil", "declineReasonEqualFold", "declineReasonContainsFold", "declineCategory", "declineCategoryNEQ", "declineCategoryIn", "declineCategoryNotIn", "declineCategoryIsNil", "declineCategoryNotNil", "withdrawnReason", "withdrawnReasonNEQ", "withdrawnReasonIn", "withdrawnReasonNotIn", "withdrawnReasonGT", "withdrawnReasonGTE", "withdrawnReasonLT", "withdrawnReasonLTE", "withdrawnReasonContains", "withdrawnReasonHasPrefix", "withdrawnReasonHasSuffix", "withdrawnReasonIsNil", "withdrawnReasonNotNil", "withdrawnReasonEqualFold", "withdrawnReasonContainsFold", "fundedDealId", "fundedDealIdNEQ", "fundedDealIdIn", "fundedDealIdNotIn", "fundedDealIdGT", "fundedDealIdGTE", "fundedDealIdLT", "fundedDealIdLTE", "fundedDealIdIsNil", "fundedDealIdNotNil", "stipulationsOutstanding", "stipulationsOutstandingNEQ", "stipulationsOutstandingIn", "stipulationsOutstandingNotIn", "stipulationsOutstandingGT", "stipulationsOutstandingGTE", "stipulationsOutstandingLT", "stipulationsOutstandingLTE", "renewalOfDealId", "renewalOfDealIdNEQ", "renewalOfDealIdIn", "renewalOfDealIdNotIn", "renewalOfDealIdGT", "renewalOfDealIdGTE", "renewalOfDealIdLT", "renewalOfDealIdLTE", "renewalOfDealIdIsNil", "renewalOfDealIdNotNil", "isRenewal", "isRenewalNEQ", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32570,6 +41259,146 @@ func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Cont
 				return it, err
 			}
 			it.FundedDealIDNotNil = data
+		case "stipulationsOutstanding":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstanding"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstanding = data
+		case "stipulationsOutstandingNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingNEQ = data
+		case "stipulationsOutstandingIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingIn = data
+		case "stipulationsOutstandingNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingNotIn = data
+		case "stipulationsOutstandingGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingGT = data
+		case "stipulationsOutstandingGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingGTE = data
+		case "stipulationsOutstandingLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingLT = data
+		case "stipulationsOutstandingLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stipulationsOutstandingLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StipulationsOutstandingLTE = data
+		case "renewalOfDealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealID = data
+		case "renewalOfDealIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNEQ = data
+		case "renewalOfDealIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIn = data
+		case "renewalOfDealIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotIn = data
+		case "renewalOfDealIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGT = data
+		case "renewalOfDealIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGTE = data
+		case "renewalOfDealIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLT = data
+		case "renewalOfDealIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLTE = data
+		case "renewalOfDealIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIsNil = data
+		case "renewalOfDealIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotNil = data
+		case "isRenewal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewal = data
+		case "isRenewalNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewalNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewalNEQ = data
 		case "hasLead":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLead"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -32655,7 +41484,7 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "occurredAt", "occurredAtNEQ", "occurredAtIn", "occurredAtNotIn", "occurredAtGT", "occurredAtGTE", "occurredAtLT", "occurredAtLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetId", "targetIdNEQ", "targetIdIn", "targetIdNotIn", "targetIdGT", "targetIdGTE", "targetIdLT", "targetIdLTE", "requestId", "requestIdNEQ", "requestIdIn", "requestIdNotIn", "requestIdGT", "requestIdGTE", "requestIdLT", "requestIdLTE", "requestIdContains", "requestIdHasPrefix", "requestIdHasSuffix", "requestIdIsNil", "requestIdNotNil", "requestIdEqualFold", "requestIdContainsFold"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "occurredAt", "occurredAtNEQ", "occurredAtIn", "occurredAtNotIn", "occurredAtGT", "occurredAtGTE", "occurredAtLT", "occurredAtLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetId", "targetIdNEQ", "targetIdIn", "targetIdNotIn", "targetIdGT", "targetIdGTE", "targetIdLT", "targetIdLTE", "requestId", "requestIdNEQ", "requestIdIn", "requestIdNotIn", "requestIdGT", "requestIdGTE", "requestIdLT", "requestIdLTE", "requestIdContains", "requestIdHasPrefix", "requestIdHasSuffix", "requestIdIsNil", "requestIdNotNil", "requestIdEqualFold", "requestIdContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "clientIP", "clientIPNEQ", "clientIPIn", "clientIPNotIn", "clientIPGT", "clientIPGTE", "clientIPLT", "clientIPLTE", "clientIPContains", "clientIPHasPrefix", "clientIPHasSuffix", "clientIPIsNil", "clientIPNotNil", "clientIPEqualFold", "clientIPContainsFold"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33229,6 +42058,216 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.RequestIDContainsFold = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "emailNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailNEQ = data
+		case "emailIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailIn = data
+		case "emailNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailNotIn = data
+		case "emailGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailGT = data
+		case "emailGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailGTE = data
+		case "emailLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailLT = data
+		case "emailLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailLTE = data
+		case "emailContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailContains = data
+		case "emailHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailHasPrefix = data
+		case "emailHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailHasSuffix = data
+		case "emailIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailIsNil = data
+		case "emailNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailNotNil = data
+		case "emailEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailEqualFold = data
+		case "emailContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("emailContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EmailContainsFold = data
+		case "clientIP":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIP"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIP = data
+		case "clientIPNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPNEQ = data
+		case "clientIPIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPIn = data
+		case "clientIPNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPNotIn = data
+		case "clientIPGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPGT = data
+		case "clientIPGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPGTE = data
+		case "clientIPLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPLT = data
+		case "clientIPLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPLTE = data
+		case "clientIPContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPContains = data
+		case "clientIPHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPHasPrefix = data
+		case "clientIPHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPHasSuffix = data
+		case "clientIPIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPIsNil = data
+		case "clientIPNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPNotNil = data
+		case "clientIPEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPEqualFold = data
+		case "clientIPContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIPContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIPContainsFold = data
 		}
 	}
 	return it, nil
@@ -33959,6 +42998,64 @@ func (ec *executionContext) unmarshalInputAutomationWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.TriggerEventContainsFold = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBulkUpdateLeadsInput(ctx context.Context, obj any) (leads.BulkChange, error) {
+	var it leads.BulkChange
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stageId", "primaryAdvisorId", "priority", "addTags", "removeTags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageID = data
+		case "primaryAdvisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrimaryAdvisorID = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOLeadPriority2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋleadᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "addTags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addTags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddTags = data
+		case "removeTags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("removeTags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RemoveTags = data
 		}
 	}
 	return it, nil
@@ -35465,7 +44562,7 @@ func (ec *executionContext) unmarshalInputCommissionWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "dealId", "dealIdNEQ", "dealIdIn", "dealIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "leadIdGT", "leadIdGTE", "leadIdLT", "leadIdLTE", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderIdGT", "lenderIdGTE", "lenderIdLT", "lenderIdLTE", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "expectedAmount", "expectedAmountNEQ", "expectedAmountIn", "expectedAmountNotIn", "expectedAmountGT", "expectedAmountGTE", "expectedAmountLT", "expectedAmountLTE", "paidAmount", "paidAmountNEQ", "paidAmountIn", "paidAmountNotIn", "paidAmountGT", "paidAmountGTE", "paidAmountLT", "paidAmountLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "hasDeal", "hasDealWith", "hasPayments", "hasPaymentsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "dealId", "dealIdNEQ", "dealIdIn", "dealIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "leadIdGT", "leadIdGTE", "leadIdLT", "leadIdLTE", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderIdGT", "lenderIdGTE", "lenderIdLT", "lenderIdLTE", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "renewalOfDealId", "renewalOfDealIdNEQ", "renewalOfDealIdIn", "renewalOfDealIdNotIn", "renewalOfDealIdGT", "renewalOfDealIdGTE", "renewalOfDealIdLT", "renewalOfDealIdLTE", "renewalOfDealIdIsNil", "renewalOfDealIdNotNil", "isRenewal", "isRenewalNEQ", "expectedAmount", "expectedAmountNEQ", "expectedAmountIn", "expectedAmountNotIn", "expectedAmountGT", "expectedAmountGTE", "expectedAmountLT", "expectedAmountLTE", "paidAmount", "paidAmountNEQ", "paidAmountIn", "paidAmountNotIn", "paidAmountGT", "paidAmountGTE", "paidAmountLT", "paidAmountLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "hasDeal", "hasDealWith", "hasPayments", "hasPaymentsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -35871,6 +44968,90 @@ func (ec *executionContext) unmarshalInputCommissionWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.AdvisorIDNotNil = data
+		case "renewalOfDealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealID = data
+		case "renewalOfDealIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNEQ = data
+		case "renewalOfDealIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIn = data
+		case "renewalOfDealIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotIn = data
+		case "renewalOfDealIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGT = data
+		case "renewalOfDealIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGTE = data
+		case "renewalOfDealIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLT = data
+		case "renewalOfDealIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLTE = data
+		case "renewalOfDealIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIsNil = data
+		case "renewalOfDealIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotNil = data
+		case "isRenewal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewal = data
+		case "isRenewalNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewalNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewalNEQ = data
 		case "expectedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmount"))
 			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
@@ -36742,7 +45923,7 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "scopes", "expiresAt"}
+	fieldsInOrder := [...]string{"name", "scopes", "expiresAt", "userId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -36770,6 +45951,13 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 				return it, err
 			}
 			it.ExpiresAt = data
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
 		}
 	}
 	return it, nil
@@ -37112,6 +46300,57 @@ func (ec *executionContext) unmarshalInputCreatePipelineStageInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateTaskInput(ctx context.Context, obj any) (tasks.Input, error) {
+	var it tasks.Input
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"leadId", "title", "dueAt", "assigneeId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "dueAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueAt = data
+		case "assigneeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assigneeId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AssigneeID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, obj any) (ent.CreateTeamInput, error) {
 	var it ent.CreateTeamInput
 	if obj == nil {
@@ -37362,7 +46601,7 @@ func (ec *executionContext) unmarshalInputFundDealInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"applicationId", "fundedAmount", "fundedAt", "commission", "advisorId"}
+	fieldsInOrder := [...]string{"applicationId", "fundedAmount", "fundedAt", "commission", "advisorId", "waiveOutstanding"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -37404,6 +46643,13 @@ func (ec *executionContext) unmarshalInputFundDealInput(ctx context.Context, obj
 				return it, err
 			}
 			it.AdvisorID = data
+		case "waiveOutstanding":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waiveOutstanding"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WaiveOutstanding = data
 		}
 	}
 	return it, nil
@@ -37461,7 +46707,7 @@ func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "applicationId", "applicationIdNEQ", "applicationIdIn", "applicationIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "fundedAmount", "fundedAmountNEQ", "fundedAmountIn", "fundedAmountNotIn", "fundedAmountGT", "fundedAmountGTE", "fundedAmountLT", "fundedAmountLTE", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "paybackAmount", "paybackAmountNEQ", "paybackAmountIn", "paybackAmountNotIn", "paybackAmountGT", "paybackAmountGTE", "paybackAmountLT", "paybackAmountLTE", "paybackAmountIsNil", "paybackAmountNotNil", "expectedCommission", "expectedCommissionNEQ", "expectedCommissionIn", "expectedCommissionNotIn", "expectedCommissionGT", "expectedCommissionGTE", "expectedCommissionLT", "expectedCommissionLTE", "commissionId", "commissionIdNEQ", "commissionIdIn", "commissionIdNotIn", "commissionIdGT", "commissionIdGTE", "commissionIdLT", "commissionIdLTE", "fundedAt", "fundedAtNEQ", "fundedAtIn", "fundedAtNotIn", "fundedAtGT", "fundedAtGTE", "fundedAtLT", "fundedAtLTE", "hasApplication", "hasApplicationWith", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "applicationId", "applicationIdNEQ", "applicationIdIn", "applicationIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "fundedAmount", "fundedAmountNEQ", "fundedAmountIn", "fundedAmountNotIn", "fundedAmountGT", "fundedAmountGTE", "fundedAmountLT", "fundedAmountLTE", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "paybackAmount", "paybackAmountNEQ", "paybackAmountIn", "paybackAmountNotIn", "paybackAmountGT", "paybackAmountGTE", "paybackAmountLT", "paybackAmountLTE", "paybackAmountIsNil", "paybackAmountNotNil", "expectedCommission", "expectedCommissionNEQ", "expectedCommissionIn", "expectedCommissionNotIn", "expectedCommissionGT", "expectedCommissionGTE", "expectedCommissionLT", "expectedCommissionLTE", "commissionId", "commissionIdNEQ", "commissionIdIn", "commissionIdNotIn", "commissionIdGT", "commissionIdGTE", "commissionIdLT", "commissionIdLTE", "fundedAt", "fundedAtNEQ", "fundedAtIn", "fundedAtNotIn", "fundedAtGT", "fundedAtGTE", "fundedAtLT", "fundedAtLTE", "renewalEligibleAt", "renewalEligibleAtNEQ", "renewalEligibleAtIn", "renewalEligibleAtNotIn", "renewalEligibleAtGT", "renewalEligibleAtGTE", "renewalEligibleAtLT", "renewalEligibleAtLTE", "renewalEligibleAtIsNil", "renewalEligibleAtNotNil", "renewalOfDealId", "renewalOfDealIdNEQ", "renewalOfDealIdIn", "renewalOfDealIdNotIn", "renewalOfDealIdGT", "renewalOfDealIdGTE", "renewalOfDealIdLT", "renewalOfDealIdLTE", "renewalOfDealIdIsNil", "renewalOfDealIdNotNil", "isRenewal", "isRenewalNEQ", "hasApplication", "hasApplicationWith", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -38378,6 +47624,160 @@ func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.FundedAtLTE = data
+		case "renewalEligibleAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAt = data
+		case "renewalEligibleAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtNEQ = data
+		case "renewalEligibleAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtIn = data
+		case "renewalEligibleAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtNotIn = data
+		case "renewalEligibleAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtGT = data
+		case "renewalEligibleAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtGTE = data
+		case "renewalEligibleAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtLT = data
+		case "renewalEligibleAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtLTE = data
+		case "renewalEligibleAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtIsNil = data
+		case "renewalEligibleAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalEligibleAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalEligibleAtNotNil = data
+		case "renewalOfDealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealID = data
+		case "renewalOfDealIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNEQ = data
+		case "renewalOfDealIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIn = data
+		case "renewalOfDealIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotIn = data
+		case "renewalOfDealIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGT = data
+		case "renewalOfDealIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDGTE = data
+		case "renewalOfDealIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLT = data
+		case "renewalOfDealIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDLTE = data
+		case "renewalOfDealIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDIsNil = data
+		case "renewalOfDealIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealIDNotNil = data
+		case "isRenewal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewal = data
+		case "isRenewalNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isRenewalNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsRenewalNEQ = data
 		case "hasApplication":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplication"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -38970,7 +48370,7 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageId", "stageIdNEQ", "stageIdIn", "stageIdNotIn", "stageIdIsNil", "stageIdNotNil", "primaryAdvisorId", "primaryAdvisorIdNEQ", "primaryAdvisorIdIn", "primaryAdvisorIdNotIn", "primaryAdvisorIdIsNil", "primaryAdvisorIdNotNil", "contactId", "contactIdNEQ", "contactIdIn", "contactIdNotIn", "contactIdIsNil", "contactIdNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountId", "convertedAccountIdNEQ", "convertedAccountIdIn", "convertedAccountIdNotIn", "convertedAccountIdGT", "convertedAccountIdGTE", "convertedAccountIdLT", "convertedAccountIdLTE", "convertedAccountIdIsNil", "convertedAccountIdNotNil", "convertedContactId", "convertedContactIdNEQ", "convertedContactIdIn", "convertedContactIdNotIn", "convertedContactIdGT", "convertedContactIdGTE", "convertedContactIdLT", "convertedContactIdLTE", "convertedContactIdIsNil", "convertedContactIdNotNil", "importJobId", "importJobIdNEQ", "importJobIdIn", "importJobIdNotIn", "importJobIdGT", "importJobIdGTE", "importJobIdLT", "importJobIdLTE", "importJobIdIsNil", "importJobIdNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith", "hasApplications", "hasApplicationsWith", "hasFundedDeals", "hasFundedDealsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageId", "stageIdNEQ", "stageIdIn", "stageIdNotIn", "stageIdIsNil", "stageIdNotNil", "primaryAdvisorId", "primaryAdvisorIdNEQ", "primaryAdvisorIdIn", "primaryAdvisorIdNotIn", "primaryAdvisorIdIsNil", "primaryAdvisorIdNotNil", "contactId", "contactIdNEQ", "contactIdIn", "contactIdNotIn", "contactIdIsNil", "contactIdNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountId", "convertedAccountIdNEQ", "convertedAccountIdIn", "convertedAccountIdNotIn", "convertedAccountIdGT", "convertedAccountIdGTE", "convertedAccountIdLT", "convertedAccountIdLTE", "convertedAccountIdIsNil", "convertedAccountIdNotNil", "convertedContactId", "convertedContactIdNEQ", "convertedContactIdIn", "convertedContactIdNotIn", "convertedContactIdGT", "convertedContactIdGTE", "convertedContactIdLT", "convertedContactIdLTE", "convertedContactIdIsNil", "convertedContactIdNotNil", "importJobId", "importJobIdNEQ", "importJobIdIn", "importJobIdNotIn", "importJobIdGT", "importJobIdGTE", "importJobIdLT", "importJobIdLTE", "importJobIdIsNil", "importJobIdNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith", "hasApplications", "hasApplicationsWith", "hasFundedDeals", "hasFundedDealsWith", "search"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -41042,6 +50442,15 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasFundedDealsWith = data
+		case "search":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("search"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.LeadWhereInput().Search(ctx, &it, data); err != nil {
+				return it, err
+			}
 		}
 	}
 	return it, nil
@@ -42739,6 +52148,142 @@ func (ec *executionContext) unmarshalInputRegisterAppInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRenewalWhere(ctx context.Context, obj any) (renewals.Filter, error) {
+	var it renewals.Filter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"advisorId", "dueBefore"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "advisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorID = data
+		case "dueBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueBefore"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueBefore = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSaveViewInput(ctx context.Context, obj any) (SaveViewInput, error) {
+	var it SaveViewInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["shared"]; !present {
+		asMap["shared"] = false
+	}
+
+	fieldsInOrder := [...]string{"name", "screen", "filters", "shared"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "screen":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("screen"))
+			data, err := ec.unmarshalNSavedViewScreen2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Screen = data
+		case "filters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filters"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filters = data
+		case "shared":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shared"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shared = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputStipulationWhere(ctx context.Context, obj any) (lending.StipulationFilter, error) {
+	var it lending.StipulationFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"applicationId", "leadId", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "applicationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationID = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOStipulationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Context, obj any) (SubmitApplicationInput, error) {
 	var it SubmitApplicationInput
 	if obj == nil {
@@ -42750,7 +52295,7 @@ func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"leadId", "lenderId", "requestedAmount", "product", "externalRef", "notes"}
+	fieldsInOrder := [...]string{"leadId", "lenderId", "requestedAmount", "product", "externalRef", "notes", "renewalOfDealId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42799,6 +52344,64 @@ func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Con
 				return it, err
 			}
 			it.Notes = data
+		case "renewalOfDealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("renewalOfDealId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RenewalOfDealID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTaskWhere(ctx context.Context, obj any) (tasks.Filter, error) {
+	var it tasks.Filter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"assigneeId", "status", "leadId", "dueBefore"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "assigneeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assigneeId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AssigneeID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOTaskStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "dueBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueBefore"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueBefore = data
 		}
 	}
 	return it, nil
@@ -43648,6 +53251,50 @@ func (ec *executionContext) unmarshalInputUpdatePipelineStageInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, obj any) (tasks.Change, error) {
+	var it tasks.Change
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"title", "dueAt", "assigneeId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "dueAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueAt = data
+		case "assigneeId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assigneeId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AssigneeID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateTeamInput(ctx context.Context, obj any) (ent.UpdateTeamInput, error) {
 	var it ent.UpdateTeamInput
 	if obj == nil {
@@ -43795,7 +53442,7 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamId", "teamIdNEQ", "teamIdIn", "teamIdNotIn", "teamIdIsNil", "teamIdNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith", "hasCallEvents", "hasCallEventsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamId", "teamIdNEQ", "teamIdIn", "teamIdNotIn", "teamIdIsNil", "teamIdNotNil", "invitationExpiresAt", "invitationExpiresAtNEQ", "invitationExpiresAtIn", "invitationExpiresAtNotIn", "invitationExpiresAtGT", "invitationExpiresAtGTE", "invitationExpiresAtLT", "invitationExpiresAtLTE", "invitationExpiresAtIsNil", "invitationExpiresAtNotNil", "deactivatedAt", "deactivatedAtNEQ", "deactivatedAtIn", "deactivatedAtNotIn", "deactivatedAtGT", "deactivatedAtGTE", "deactivatedAtLT", "deactivatedAtLTE", "deactivatedAtIsNil", "deactivatedAtNotNil", "lastSignInAt", "lastSignInAtNEQ", "lastSignInAtIn", "lastSignInAtNotIn", "lastSignInAtGT", "lastSignInAtGTE", "lastSignInAtLT", "lastSignInAtLTE", "lastSignInAtIsNil", "lastSignInAtNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith", "hasCallEvents", "hasCallEventsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -44334,6 +53981,216 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.TeamIDNotNil = data
+		case "invitationExpiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAt = data
+		case "invitationExpiresAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtNEQ = data
+		case "invitationExpiresAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtIn = data
+		case "invitationExpiresAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtNotIn = data
+		case "invitationExpiresAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtGT = data
+		case "invitationExpiresAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtGTE = data
+		case "invitationExpiresAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtLT = data
+		case "invitationExpiresAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtLTE = data
+		case "invitationExpiresAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtIsNil = data
+		case "invitationExpiresAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invitationExpiresAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvitationExpiresAtNotNil = data
+		case "deactivatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAt = data
+		case "deactivatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtNEQ = data
+		case "deactivatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtIn = data
+		case "deactivatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtNotIn = data
+		case "deactivatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtGT = data
+		case "deactivatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtGTE = data
+		case "deactivatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtLT = data
+		case "deactivatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtLTE = data
+		case "deactivatedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtIsNil = data
+		case "deactivatedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deactivatedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeactivatedAtNotNil = data
+		case "lastSignInAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAt = data
+		case "lastSignInAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtNEQ = data
+		case "lastSignInAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtIn = data
+		case "lastSignInAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtNotIn = data
+		case "lastSignInAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtGT = data
+		case "lastSignInAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtGTE = data
+		case "lastSignInAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtLT = data
+		case "lastSignInAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtLTE = data
+		case "lastSignInAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtIsNil = data
+		case "lastSignInAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastSignInAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastSignInAtNotNil = data
 		case "hasTeam":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasTeam"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -45037,11 +54894,36 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Team(ctx, sel, obj)
+	case *ent.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Task(ctx, sel, obj)
+	case *ent.Stipulation:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Stipulation(ctx, sel, obj)
+	case *ent.SavedView:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SavedView(ctx, sel, obj)
 	case *ent.PipelineStage:
 		if obj == nil {
 			return graphql.Null
 		}
 		return ec._PipelineStage(ctx, sel, obj)
+	case *ent.Notification:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notification(ctx, sel, obj)
+	case *ent.Note:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Note(ctx, sel, obj)
 	case *ent.Lender:
 		if obj == nil {
 			return graphql.Null
@@ -45109,6 +54991,292 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var activityImplementors = []string{"Activity"}
+
+func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet, obj *activity.Item) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Activity")
+		case "id":
+			out.Values[i] = ec._Activity_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._Activity_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Activity_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actor":
+			out.Values[i] = ec._Activity_actor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordId":
+			out.Values[i] = ec._Activity_recordId(ctx, field, obj)
+		case "summary":
+			out.Values[i] = ec._Activity_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._Activity_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityActorImplementors = []string{"ActivityActor"}
+
+func (ec *executionContext) _ActivityActor(ctx context.Context, sel ast.SelectionSet, obj *activity.Actor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityActorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityActor")
+		case "type":
+			out.Values[i] = ec._ActivityActor_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._ActivityActor_id(ctx, field, obj)
+		case "name":
+			out.Values[i] = ec._ActivityActor_name(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityChangeImplementors = []string{"ActivityChange"}
+
+func (ec *executionContext) _ActivityChange(ctx context.Context, sel ast.SelectionSet, obj *history.Change) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityChange")
+		case "field":
+			out.Values[i] = ec._ActivityChange_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._ActivityChange_from(ctx, field, obj)
+		case "to":
+			out.Values[i] = ec._ActivityChange_to(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityConnectionImplementors = []string{"ActivityConnection"}
+
+func (ec *executionContext) _ActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *ActivityConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityConnection")
+		case "edges":
+			out.Values[i] = ec._ActivityConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ActivityConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ActivityConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityEdgeImplementors = []string{"ActivityEdge"}
+
+func (ec *executionContext) _ActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *ActivityEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityEdge")
+		case "node":
+			out.Values[i] = ec._ActivityEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ActivityEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityPageInfoImplementors = []string{"ActivityPageInfo"}
+
+func (ec *executionContext) _ActivityPageInfo(ctx context.Context, sel ast.SelectionSet, obj *ActivityPageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityPageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityPageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._ActivityPageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._ActivityPageInfo_endCursor(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
 
 var agentBoardPageImplementors = []string{"AgentBoardPage"}
 
@@ -45670,27 +55838,27 @@ func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, o
 		case "id":
 			out.Values[i] = ec._ApiKey_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._ApiKey_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "prefix":
 			out.Values[i] = ec._ApiKey_prefix(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scopes":
 			out.Values[i] = ec._ApiKey_scopes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._ApiKey_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastUsedAt":
 			out.Values[i] = ec._ApiKey_lastUsedAt(ctx, field, obj)
@@ -45700,6 +55868,41 @@ func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, o
 			out.Values[i] = ec._ApiKey_revokedAt(ctx, field, obj)
 		case "replacedBy":
 			out.Values[i] = ec._ApiKey_replacedBy(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._ApiKey_userId(ctx, field, obj)
+		case "user":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiKey_user(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46129,6 +56332,18 @@ func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionS
 			}
 		case "fundedDealId":
 			out.Values[i] = ec._Application_fundedDealId(ctx, field, obj)
+		case "stipulationsOutstanding":
+			out.Values[i] = ec._Application_stipulationsOutstanding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "renewalOfDealId":
+			out.Values[i] = ec._Application_renewalOfDealId(ctx, field, obj)
+		case "isRenewal":
+			out.Values[i] = ec._Application_isRenewal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "lead":
 			field := field
 
@@ -46234,6 +56449,42 @@ func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "readyToFund":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_readyToFund(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "documents":
 			field := field
 
@@ -46244,6 +56495,42 @@ func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionS
 					}
 				}()
 				res = ec._Application_documents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stipulations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_stipulations(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -46534,6 +56821,10 @@ func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._AuditEvent_requestId(ctx, field, obj)
 		case "fields":
 			out.Values[i] = ec._AuditEvent_fields(ctx, field, obj)
+		case "email":
+			out.Values[i] = ec._AuditEvent_email(ctx, field, obj)
+		case "clientIP":
+			out.Values[i] = ec._AuditEvent_clientIP(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47174,6 +57465,60 @@ func (ec *executionContext) _AutomationRunRecord(ctx context.Context, sel ast.Se
 	return out
 }
 
+var boardTotalImplementors = []string{"BoardTotal"}
+
+func (ec *executionContext) _BoardTotal(ctx context.Context, sel ast.SelectionSet, obj *BoardTotal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, boardTotalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BoardTotal")
+		case "stageId":
+			out.Values[i] = ec._BoardTotal_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leads":
+			out.Values[i] = ec._BoardTotal_leads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestedAmount":
+			out.Values[i] = ec._BoardTotal_requestedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestedAmountIsExact":
+			out.Values[i] = ec._BoardTotal_requestedAmountIsExact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var callBucketImplementors = []string{"CallBucket"}
 
 func (ec *executionContext) _CallBucket(ctx context.Context, sel ast.SelectionSet, obj *analytics.CallBucket) graphql.Marshaler {
@@ -47501,6 +57846,13 @@ func (ec *executionContext) _Commission(ctx context.Context, sel ast.SelectionSe
 			}
 		case "advisorId":
 			out.Values[i] = ec._Commission_advisorId(ctx, field, obj)
+		case "renewalOfDealId":
+			out.Values[i] = ec._Commission_renewalOfDealId(ctx, field, obj)
+		case "isRenewal":
+			out.Values[i] = ec._Commission_isRenewal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "expectedAmount":
 			out.Values[i] = ec._Commission_expectedAmount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -48000,6 +58352,11 @@ func (ec *executionContext) _CommissionsReport(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("CommissionsReport")
 		case "totals":
 			out.Values[i] = ec._CommissionsReport_totals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewal":
+			out.Values[i] = ec._CommissionsReport_renewal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -49053,6 +59410,15 @@ func (ec *executionContext) _FundedDeal(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "renewalEligibleAt":
+			out.Values[i] = ec._FundedDeal_renewalEligibleAt(ctx, field, obj)
+		case "renewalOfDealId":
+			out.Values[i] = ec._FundedDeal_renewalOfDealId(ctx, field, obj)
+		case "isRenewal":
+			out.Values[i] = ec._FundedDeal_isRenewal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "application":
 			field := field
 
@@ -49428,6 +59794,16 @@ func (ec *executionContext) _FundingBucket(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "renewalDeals":
+			out.Values[i] = ec._FundingBucket_renewalDeals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewalAmount":
+			out.Values[i] = ec._FundingBucket_renewalAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -49587,6 +59963,16 @@ func (ec *executionContext) _FundingTotals(ctx context.Context, sel ast.Selectio
 			}
 		case "expectedCommission":
 			out.Values[i] = ec._FundingTotals_expectedCommission(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewalDeals":
+			out.Values[i] = ec._FundingTotals_renewalDeals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewalAmount":
+			out.Values[i] = ec._FundingTotals_renewalAmount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -50727,6 +61113,150 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "activity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_activity(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_notes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "openTasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_openTasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "offers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_offers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -51139,6 +61669,169 @@ func (ec *executionContext) _LenderEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var lenderMatchImplementors = []string{"LenderMatch"}
+
+func (ec *executionContext) _LenderMatch(ctx context.Context, sel ast.SelectionSet, obj *lending.Match) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderMatch")
+		case "lenderId":
+			out.Values[i] = ec._LenderMatch_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lenderName":
+			out.Values[i] = ec._LenderMatch_lenderName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eligible":
+			out.Values[i] = ec._LenderMatch_eligible(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "misses":
+			out.Values[i] = ec._LenderMatch_misses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unknown":
+			out.Values[i] = ec._LenderMatch_unknown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._LenderMatch_score(ctx, field, obj)
+		case "basis":
+			out.Values[i] = ec._LenderMatch_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._LenderMatch_components(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderMatchComponentsImplementors = []string{"LenderMatchComponents"}
+
+func (ec *executionContext) _LenderMatchComponents(ctx context.Context, sel ast.SelectionSet, obj *lendingrules.Components) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderMatchComponentsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderMatchComponents")
+		case "approvalRate":
+			out.Values[i] = ec._LenderMatchComponents_approvalRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedShare":
+			out.Values[i] = ec._LenderMatchComponents_fundedShare(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medianDaysToDecision":
+			out.Values[i] = ec._LenderMatchComponents_medianDaysToDecision(ctx, field, obj)
+		case "sampleSize":
+			out.Values[i] = ec._LenderMatchComponents_sampleSize(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderMatchMissImplementors = []string{"LenderMatchMiss"}
+
+func (ec *executionContext) _LenderMatchMiss(ctx context.Context, sel ast.SelectionSet, obj *lendingrules.Miss) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderMatchMissImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderMatchMiss")
+		case "field":
+			out.Values[i] = ec._LenderMatchMiss_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._LenderMatchMiss_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var lenderPageImplementors = []string{"LenderPage"}
 
 func (ec *executionContext) _LenderPage(ctx context.Context, sel ast.SelectionSet, obj *LenderPage) graphql.Marshaler {
@@ -51297,6 +61990,52 @@ func (ec *executionContext) _LendersReport(ctx context.Context, sel ast.Selectio
 			out.Values[i] = graphql.MarshalString("LendersReport")
 		case "lenders":
 			out.Values[i] = ec._LendersReport_lenders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var meImplementors = []string{"Me"}
+
+func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *Me) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Me")
+		case "user":
+			out.Values[i] = ec._Me_user(ctx, field, obj)
+		case "scopes":
+			out.Values[i] = ec._Me_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "credential":
+			out.Values[i] = ec._Me_credential(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -51636,6 +62375,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "inviteUser":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_inviteUser(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetUserSignIn":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resetUserSignIn(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deactivateUser":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deactivateUser(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "registerApp":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_registerApp(ctx, field)
@@ -51668,6 +62435,793 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importLeads(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markNotificationsRead":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markNotificationsRead(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bulkUpdateLeads":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bulkUpdateLeads(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteNote":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteNote(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reopenTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reopenTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addStipulation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addStipulation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "satisfyStipulation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_satisfyStipulation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waiveStipulation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_waiveStipulation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reopenStipulation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reopenStipulation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveView":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveView(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteView":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteView(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var myDayImplementors = []string{"MyDay"}
+
+func (ec *executionContext) _MyDay(ctx context.Context, sel ast.SelectionSet, obj *myday.Day) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyDay")
+		case "userId":
+			out.Values[i] = ec._MyDay_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timezone":
+			out.Values[i] = ec._MyDay_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "date":
+			out.Values[i] = ec._MyDay_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "overdueTasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MyDay_overdueTasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasksDueToday":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MyDay_tasksDueToday(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "renewalsDue":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MyDay_renewalsDue(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "waitingOnStipulations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MyDay_waitingOnStipulations(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var myDayApplicationsImplementors = []string{"MyDayApplications"}
+
+func (ec *executionContext) _MyDayApplications(ctx context.Context, sel ast.SelectionSet, obj *myday.Applications) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myDayApplicationsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyDayApplications")
+		case "nodes":
+			out.Values[i] = ec._MyDayApplications_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._MyDayApplications_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var myDayDealsImplementors = []string{"MyDayDeals"}
+
+func (ec *executionContext) _MyDayDeals(ctx context.Context, sel ast.SelectionSet, obj *myday.Deals) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myDayDealsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyDayDeals")
+		case "nodes":
+			out.Values[i] = ec._MyDayDeals_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._MyDayDeals_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var myDayTasksImplementors = []string{"MyDayTasks"}
+
+func (ec *executionContext) _MyDayTasks(ctx context.Context, sel ast.SelectionSet, obj *myday.Tasks) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myDayTasksImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyDayTasks")
+		case "nodes":
+			out.Values[i] = ec._MyDayTasks_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._MyDayTasks_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var noteImplementors = []string{"Note", "Node"}
+
+func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj *ent.Note) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, noteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Note")
+		case "id":
+			out.Values[i] = ec._Note_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Note_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Note_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leadId":
+			out.Values[i] = ec._Note_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._Note_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authorId":
+			out.Values[i] = ec._Note_authorId(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var notePageImplementors = []string{"NotePage"}
+
+func (ec *executionContext) _NotePage(ctx context.Context, sel ast.SelectionSet, obj *NotePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotePage")
+		case "nodes":
+			out.Values[i] = ec._NotePage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._NotePage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._NotePage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._NotePage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._NotePage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var notificationImplementors = []string{"Notification", "Node"}
+
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *ent.Notification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notification")
+		case "id":
+			out.Values[i] = ec._Notification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Notification_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._Notification_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordId":
+			out.Values[i] = ec._Notification_recordId(ctx, field, obj)
+		case "leadId":
+			out.Values[i] = ec._Notification_leadId(ctx, field, obj)
+		case "summary":
+			out.Values[i] = ec._Notification_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readAt":
+			out.Values[i] = ec._Notification_readAt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var notificationConnectionImplementors = []string{"NotificationConnection"}
+
+func (ec *executionContext) _NotificationConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.NotificationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationConnection")
+		case "edges":
+			out.Values[i] = ec._NotificationConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._NotificationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._NotificationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var notificationEdgeImplementors = []string{"NotificationEdge"}
+
+func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.NotificationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationEdge")
+		case "node":
+			out.Values[i] = ec._NotificationEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._NotificationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var offerImplementors = []string{"Offer"}
+
+func (ec *executionContext) _Offer(ctx context.Context, sel ast.SelectionSet, obj *lending.Offer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, offerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Offer")
+		case "applicationId":
+			out.Values[i] = ec._Offer_applicationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lenderId":
+			out.Values[i] = ec._Offer_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lenderName":
+			out.Values[i] = ec._Offer_lenderName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvedAmount":
+			out.Values[i] = ec._Offer_approvedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rateType":
+			out.Values[i] = ec._Offer_rateType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interestRate":
+			out.Values[i] = ec._Offer_interestRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "termMonths":
+			out.Values[i] = ec._Offer_termMonths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paymentFrequency":
+			out.Values[i] = ec._Offer_paymentFrequency(ctx, field, obj)
+		case "paybackAmount":
+			out.Values[i] = ec._Offer_paybackAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payments":
+			out.Values[i] = ec._Offer_payments(ctx, field, obj)
+		case "paymentAmount":
+			out.Values[i] = ec._Offer_paymentAmount(ctx, field, obj)
+		case "costOfCapital":
+			out.Values[i] = ec._Offer_costOfCapital(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readyToFund":
+			out.Values[i] = ec._Offer_readyToFund(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -52907,6 +64461,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "me":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_me(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "apps":
 			field := field
 
@@ -53011,6 +64587,226 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_notifications(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "unreadNotificationCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_unreadNotificationCount(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "boardTotals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_boardTotals(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "tasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_tasks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myDay":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myDay(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "stipulations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_stipulations(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "leadsReadyToFund":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_leadsReadyToFund(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "views":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_views(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "renewalQueue":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_renewalQueue(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "lenderMatches":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_lenderMatches(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -53019,6 +64815,256 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var renewalCommissionsImplementors = []string{"RenewalCommissions"}
+
+func (ec *executionContext) _RenewalCommissions(ctx context.Context, sel ast.SelectionSet, obj *analytics.RenewalCommissions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, renewalCommissionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewalCommissions")
+		case "expected":
+			out.Values[i] = ec._RenewalCommissions_expected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._RenewalCommissions_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var renewalEntryImplementors = []string{"RenewalEntry"}
+
+func (ec *executionContext) _RenewalEntry(ctx context.Context, sel ast.SelectionSet, obj *renewals.Entry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, renewalEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewalEntry")
+		case "dealId":
+			out.Values[i] = ec._RenewalEntry_dealId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leadId":
+			out.Values[i] = ec._RenewalEntry_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "businessName":
+			out.Values[i] = ec._RenewalEntry_businessName(ctx, field, obj)
+		case "lenderId":
+			out.Values[i] = ec._RenewalEntry_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lenderName":
+			out.Values[i] = ec._RenewalEntry_lenderName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "advisorId":
+			out.Values[i] = ec._RenewalEntry_advisorId(ctx, field, obj)
+		case "fundedAmount":
+			out.Values[i] = ec._RenewalEntry_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAt":
+			out.Values[i] = ec._RenewalEntry_fundedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewalEligibleAt":
+			out.Values[i] = ec._RenewalEntry_renewalEligibleAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var renewalPageImplementors = []string{"RenewalPage"}
+
+func (ec *executionContext) _RenewalPage(ctx context.Context, sel ast.SelectionSet, obj *RenewalPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, renewalPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewalPage")
+		case "nodes":
+			out.Values[i] = ec._RenewalPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._RenewalPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._RenewalPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._RenewalPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._RenewalPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var savedViewImplementors = []string{"SavedView", "Node"}
+
+func (ec *executionContext) _SavedView(ctx context.Context, sel ast.SelectionSet, obj *ent.SavedView) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, savedViewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SavedView")
+		case "id":
+			out.Values[i] = ec._SavedView_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._SavedView_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SavedView_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._SavedView_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "screen":
+			out.Values[i] = ec._SavedView_screen(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "filters":
+			out.Values[i] = ec._SavedView_filters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shared":
+			out.Values[i] = ec._SavedView_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerId":
+			out.Values[i] = ec._SavedView_ownerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -53096,6 +65142,147 @@ func (ec *executionContext) _SourceCount(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var stipulationImplementors = []string{"Stipulation", "Node"}
+
+func (ec *executionContext) _Stipulation(ctx context.Context, sel ast.SelectionSet, obj *ent.Stipulation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stipulationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Stipulation")
+		case "id":
+			out.Values[i] = ec._Stipulation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Stipulation_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Stipulation_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applicationId":
+			out.Values[i] = ec._Stipulation_applicationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leadId":
+			out.Values[i] = ec._Stipulation_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Stipulation_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Stipulation_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "documentIds":
+			out.Values[i] = ec._Stipulation_documentIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "receivedAt":
+			out.Values[i] = ec._Stipulation_receivedAt(ctx, field, obj)
+		case "waivedAt":
+			out.Values[i] = ec._Stipulation_waivedAt(ctx, field, obj)
+		case "waivedBy":
+			out.Values[i] = ec._Stipulation_waivedBy(ctx, field, obj)
+		case "waiveReason":
+			out.Values[i] = ec._Stipulation_waiveReason(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var stipulationPageImplementors = []string{"StipulationPage"}
+
+func (ec *executionContext) _StipulationPage(ctx context.Context, sel ast.SelectionSet, obj *StipulationPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stipulationPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StipulationPage")
+		case "nodes":
+			out.Values[i] = ec._StipulationPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._StipulationPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._StipulationPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._StipulationPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._StipulationPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -53115,9 +65302,150 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_importJobProgress(ctx, fields[0])
 	case "events":
 		return ec._Subscription_events(ctx, fields[0])
+	case "notificationAdded":
+		return ec._Subscription_notificationAdded(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var taskImplementors = []string{"Task", "Node"}
+
+func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *ent.Task) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Task")
+		case "id":
+			out.Values[i] = ec._Task_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Task_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Task_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leadId":
+			out.Values[i] = ec._Task_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._Task_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dueAt":
+			out.Values[i] = ec._Task_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assigneeId":
+			out.Values[i] = ec._Task_assigneeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Task_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completedAt":
+			out.Values[i] = ec._Task_completedAt(ctx, field, obj)
+		case "completedBy":
+			out.Values[i] = ec._Task_completedBy(ctx, field, obj)
+		case "createdBy":
+			out.Values[i] = ec._Task_createdBy(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var taskPageImplementors = []string{"TaskPage"}
+
+func (ec *executionContext) _TaskPage(ctx context.Context, sel ast.SelectionSet, obj *TaskPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskPage")
+		case "nodes":
+			out.Values[i] = ec._TaskPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._TaskPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._TaskPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._TaskPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._TaskPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
 }
 
 var teamImplementors = []string{"Team", "Node"}
@@ -53404,6 +65732,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "teamId":
 			out.Values[i] = ec._User_teamId(ctx, field, obj)
+		case "invitationExpiresAt":
+			out.Values[i] = ec._User_invitationExpiresAt(ctx, field, obj)
+		case "deactivatedAt":
+			out.Values[i] = ec._User_deactivatedAt(ctx, field, obj)
+		case "lastSignInAt":
+			out.Values[i] = ec._User_lastSignInAt(ctx, field, obj)
 		case "team":
 			field := field
 
@@ -53483,6 +65817,42 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._User_callEvents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "signIn":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_signIn(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -53593,6 +65963,60 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._UserEdge_node(ctx, field, obj)
 		case "cursor":
 			out.Values[i] = ec._UserEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var userInvitationImplementors = []string{"UserInvitation"}
+
+func (ec *executionContext) _UserInvitation(ctx context.Context, sel ast.SelectionSet, obj *UserInvitation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userInvitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserInvitation")
+		case "user":
+			out.Values[i] = ec._UserInvitation_user(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._UserInvitation_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._UserInvitation_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._UserInvitation_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -54172,6 +66596,95 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋactivityᚐItem(ctx context.Context, sel ast.SelectionSet, v *activity.Item) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Activity(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActivityActor2githubᚗcomᚋlendingpipeᚋsvcᚋactivityᚐActor(ctx context.Context, sel ast.SelectionSet, v activity.Actor) graphql.Marshaler {
+	return ec._ActivityActor(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActivityChange2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋhistoryᚐChange(ctx context.Context, sel ast.SelectionSet, v history.Change) graphql.Marshaler {
+	return ec._ActivityChange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActivityChange2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋhistoryᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []history.Change) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivityChange2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋhistoryᚐChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActivityConnection2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityConnection(ctx context.Context, sel ast.SelectionSet, v ActivityConnection) graphql.Marshaler {
+	return ec._ActivityConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActivityConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityConnection(ctx context.Context, sel ast.SelectionSet, v *ActivityConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActivityConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActivityEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ActivityEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivityEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActivityEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityEdge(ctx context.Context, sel ast.SelectionSet, v *ActivityEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActivityEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActivityPageInfo2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐActivityPageInfo(ctx context.Context, sel ast.SelectionSet, v *ActivityPageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActivityPageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddNoteInput2githubᚗcomᚋlendingpipeᚋsvcᚋnotesᚐInput(ctx context.Context, v any) (notes.Input, error) {
+	res, err := ec.unmarshalInputAddNoteInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
 
 func (ec *executionContext) marshalNAgentBoardPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoardPage(ctx context.Context, sel ast.SelectionSet, v AgentBoardPage) graphql.Marshaler {
 	return ec._AgentBoardPage(ctx, sel, &v)
@@ -54811,6 +67324,32 @@ func (ec *executionContext) unmarshalNAutomationWhereInput2ᚖgithubᚗcomᚋlen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNBoardTotal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐBoardTotalᚄ(ctx context.Context, sel ast.SelectionSet, v []*BoardTotal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBoardTotal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐBoardTotal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBoardTotal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐBoardTotal(ctx context.Context, sel ast.SelectionSet, v *BoardTotal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BoardTotal(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -54825,6 +67364,11 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNBulkUpdateLeadsInput2githubᚗcomᚋlendingpipeᚋsvcᚋleadsᚐBulkChange(ctx context.Context, v any) (leads.BulkChange, error) {
+	res, err := ec.unmarshalInputBulkUpdateLeadsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCallBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CallBucket) graphql.Marshaler {
@@ -55172,6 +67716,11 @@ func (ec *executionContext) unmarshalNCreatePipelineStageInput2githubᚗcomᚋle
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateTaskInput2githubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐInput(ctx context.Context, v any) (tasks.Input, error) {
+	res, err := ec.unmarshalInputCreateTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateTeamInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCreateTeamInput(ctx context.Context, v any) (ent.CreateTeamInput, error) {
 	res, err := ec.unmarshalInputCreateTeamInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -55222,6 +67771,16 @@ func (ec *executionContext) marshalNCreatedWebhookSubscription2ᚖgithubᚗcom�
 		return graphql.Null
 	}
 	return ec._CreatedWebhookSubscription(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCredential2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCredential(ctx context.Context, v any) (Credential, error) {
+	var res Credential
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCredential2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCredential(ctx context.Context, sel ast.SelectionSet, v Credential) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[uuid.UUID], error) {
@@ -56049,6 +68608,62 @@ func (ec *executionContext) marshalNLenderConnection2ᚖgithubᚗcomᚋlendingpi
 	return ec._LenderConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNLenderMatch2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []*lending.Match) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLenderMatch2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐMatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLenderMatch2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐMatch(ctx context.Context, sel ast.SelectionSet, v *lending.Match) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LenderMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNLenderMatchBasis2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐBasis(ctx context.Context, v any) (lendingrules.Basis, error) {
+	var res lendingrules.Basis
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNLenderMatchBasis2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐBasis(ctx context.Context, sel ast.SelectionSet, v lendingrules.Basis) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNLenderMatchMiss2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐMiss(ctx context.Context, sel ast.SelectionSet, v lendingrules.Miss) graphql.Marshaler {
+	return ec._LenderMatchMiss(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLenderMatchMiss2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐMissᚄ(ctx context.Context, sel ast.SelectionSet, v []lendingrules.Miss) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLenderMatchMiss2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐMiss(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNLenderOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrderField(ctx context.Context, v any) (*ent.LenderOrderField, error) {
 	var res = new(ent.LenderOrderField)
 	err := res.UnmarshalGQL(v)
@@ -56170,6 +68785,76 @@ func (ec *executionContext) marshalNMap2ᚕmapᚄ(ctx context.Context, sel ast.S
 	return ret
 }
 
+func (ec *executionContext) marshalNMe2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐMe(ctx context.Context, sel ast.SelectionSet, v Me) graphql.Marshaler {
+	return ec._Me(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐMe(ctx context.Context, sel ast.SelectionSet, v *Me) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Me(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMyDay2githubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDay(ctx context.Context, sel ast.SelectionSet, v myday.Day) graphql.Marshaler {
+	return ec._MyDay(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMyDay2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDay(ctx context.Context, sel ast.SelectionSet, v *myday.Day) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyDay(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMyDayApplications2githubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐApplications(ctx context.Context, sel ast.SelectionSet, v myday.Applications) graphql.Marshaler {
+	return ec._MyDayApplications(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMyDayApplications2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐApplications(ctx context.Context, sel ast.SelectionSet, v *myday.Applications) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyDayApplications(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMyDayDeals2githubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDeals(ctx context.Context, sel ast.SelectionSet, v myday.Deals) graphql.Marshaler {
+	return ec._MyDayDeals(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMyDayDeals2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐDeals(ctx context.Context, sel ast.SelectionSet, v *myday.Deals) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyDayDeals(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMyDayTasks2githubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐTasks(ctx context.Context, sel ast.SelectionSet, v myday.Tasks) graphql.Marshaler {
+	return ec._MyDayTasks(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMyDayTasks2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋmydayᚐTasks(ctx context.Context, sel ast.SelectionSet, v *myday.Tasks) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MyDayTasks(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNNewAutomation2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewAutomation(ctx context.Context, v any) (NewAutomation, error) {
 	res, err := ec.unmarshalInputNewAutomation(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -56193,6 +68878,104 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋe
 	})
 
 	return ret
+}
+
+func (ec *executionContext) marshalNNote2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐNote(ctx context.Context, sel ast.SelectionSet, v ent.Note) graphql.Marshaler {
+	return ec._Note(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNote2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Note) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNote2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNote(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNote2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNote(ctx context.Context, sel ast.SelectionSet, v *ent.Note) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Note(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotePage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNotePage(ctx context.Context, sel ast.SelectionSet, v NotePage) graphql.Marshaler {
+	return ec._NotePage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNotePage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNotePage(ctx context.Context, sel ast.SelectionSet, v *NotePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotePage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotification2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotification(ctx context.Context, sel ast.SelectionSet, v ent.Notification) graphql.Marshaler {
+	return ec._Notification(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNotification2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotification(ctx context.Context, sel ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationConnection(ctx context.Context, sel ast.SelectionSet, v ent.NotificationConnection) graphql.Marshaler {
+	return ec._NotificationConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNotificationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOffer2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐOfferᚄ(ctx context.Context, sel ast.SelectionSet, v []*lending.Offer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOffer2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐOffer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOffer2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐOffer(ctx context.Context, sel ast.SelectionSet, v *lending.Offer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Offer(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
@@ -56386,6 +69169,99 @@ func (ec *executionContext) unmarshalNRegisterAppInput2githubᚗcomᚋlendingpip
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNRenewalCommissions2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐRenewalCommissions(ctx context.Context, sel ast.SelectionSet, v analytics.RenewalCommissions) graphql.Marshaler {
+	return ec._RenewalCommissions(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRenewalEntry2githubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐEntry(ctx context.Context, sel ast.SelectionSet, v renewals.Entry) graphql.Marshaler {
+	return ec._RenewalEntry(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRenewalEntry2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []renewals.Entry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRenewalEntry2githubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRenewalPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐRenewalPage(ctx context.Context, sel ast.SelectionSet, v RenewalPage) graphql.Marshaler {
+	return ec._RenewalPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRenewalPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐRenewalPage(ctx context.Context, sel ast.SelectionSet, v *RenewalPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RenewalPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSaveViewInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSaveViewInput(ctx context.Context, v any) (SaveViewInput, error) {
+	res, err := ec.unmarshalInputSaveViewInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSavedView2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedView(ctx context.Context, sel ast.SelectionSet, v ent.SavedView) graphql.Marshaler {
+	return ec._SavedView(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSavedView2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.SavedView) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSavedView2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedView(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSavedView2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐSavedView(ctx context.Context, sel ast.SelectionSet, v *ent.SavedView) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SavedView(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSavedViewScreen2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx context.Context, v any) (savedview.Screen, error) {
+	var res savedview.Screen
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSavedViewScreen2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx context.Context, sel ast.SelectionSet, v savedview.Screen) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSignInStatus2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSignInStatus(ctx context.Context, v any) (SignInStatus, error) {
+	var res SignInStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSignInStatus2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSignInStatus(ctx context.Context, sel ast.SelectionSet, v SignInStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐSourceCount(ctx context.Context, sel ast.SelectionSet, v analytics.SourceCount) graphql.Marshaler {
 	return ec._SourceCount(ctx, sel, &v)
 }
@@ -56404,6 +69280,60 @@ func (ec *executionContext) marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNStipulation2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx context.Context, sel ast.SelectionSet, v ent.Stipulation) graphql.Marshaler {
+	return ec._Stipulation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStipulation2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Stipulation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStipulation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐStipulation(ctx context.Context, sel ast.SelectionSet, v *ent.Stipulation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Stipulation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStipulationPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐStipulationPage(ctx context.Context, sel ast.SelectionSet, v StipulationPage) graphql.Marshaler {
+	return ec._StipulationPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStipulationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐStipulationPage(ctx context.Context, sel ast.SelectionSet, v *StipulationPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StipulationPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStipulationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx context.Context, v any) (stipulation.Status, error) {
+	var res stipulation.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStipulationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx context.Context, sel ast.SelectionSet, v stipulation.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx context.Context, v any) (automationrun.Status, error) {
@@ -56475,6 +69405,60 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 func (ec *executionContext) unmarshalNSubmitApplicationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSubmitApplicationInput(ctx context.Context, v any) (SubmitApplicationInput, error) {
 	res, err := ec.unmarshalInputSubmitApplicationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTask2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx context.Context, sel ast.SelectionSet, v ent.Task) graphql.Marshaler {
+	return ec._Task(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTask2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Task) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTask2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTask(ctx context.Context, sel ast.SelectionSet, v *ent.Task) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐTaskPage(ctx context.Context, sel ast.SelectionSet, v TaskPage) graphql.Marshaler {
+	return ec._TaskPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTaskPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐTaskPage(ctx context.Context, sel ast.SelectionSet, v *TaskPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TaskPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTaskStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx context.Context, v any) (task.Status, error) {
+	var res task.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v task.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNTeam2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐTeam(ctx context.Context, sel ast.SelectionSet, v ent.Team) graphql.Marshaler {
@@ -56629,6 +69613,11 @@ func (ec *executionContext) unmarshalNUpdatePipelineStageInput2githubᚗcomᚋle
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateTaskInput2githubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐChange(ctx context.Context, v any) (tasks.Change, error) {
+	res, err := ec.unmarshalInputUpdateTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateTeamInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateTeamInput(ctx context.Context, v any) (ent.UpdateTeamInput, error) {
 	res, err := ec.unmarshalInputUpdateTeamInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -56697,6 +69686,20 @@ func (ec *executionContext) marshalNUserConnection2ᚖgithubᚗcomᚋlendingpipe
 		return graphql.Null
 	}
 	return ec._UserConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserInvitation2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUserInvitation(ctx context.Context, sel ast.SelectionSet, v UserInvitation) graphql.Marshaler {
+	return ec._UserInvitation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUserInvitation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUserInvitation(ctx context.Context, sel ast.SelectionSet, v *UserInvitation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserInvitation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUserOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserOrderField(ctx context.Context, v any) (*ent.UserOrderField, error) {
@@ -58004,6 +71007,22 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 	return v
 }
 
+func (ec *executionContext) unmarshalODays2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐDays(ctx context.Context, v any) (*money.Days, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(money.Days)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODays2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐDays(ctx context.Context, sel ast.SelectionSet, v *money.Days) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalODocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v *ent.Document) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -58629,6 +71648,13 @@ func (ec *executionContext) marshalOLenderEdge2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._LenderEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOLenderMatchComponents2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋlendingrulesᚐComponents(ctx context.Context, sel ast.SelectionSet, v *lendingrules.Components) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._LenderMatchComponents(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOLenderOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrder(ctx context.Context, v any) (*ent.LenderOrder, error) {
 	if v == nil {
 		return nil, nil
@@ -58686,6 +71712,33 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋlendingpipeᚋsvcᚋent�
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONotification2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotification(ctx context.Context, sel ast.SelectionSet, v *ent.Notification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONotificationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.NotificationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONotificationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalONotificationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNotificationEdge(ctx context.Context, sel ast.SelectionSet, v *ent.NotificationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NotificationEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPipelineStage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐPipelineStage(ctx context.Context, sel ast.SelectionSet, v *ent.PipelineStage) graphql.Marshaler {
@@ -58854,6 +71907,70 @@ func (ec *executionContext) marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋi
 	return v
 }
 
+func (ec *executionContext) unmarshalORatio2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx context.Context, v any) (*money.Ratio, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(money.Ratio)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORatio2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx context.Context, sel ast.SelectionSet, v *money.Ratio) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalORenewalWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋrenewalsᚐFilter(ctx context.Context, v any) (*renewals.Filter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRenewalWhere(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSavedViewScreen2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx context.Context, v any) (*savedview.Screen, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(savedview.Screen)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSavedViewScreen2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋsavedviewᚐScreen(ctx context.Context, sel ast.SelectionSet, v *savedview.Screen) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOStipulationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx context.Context, v any) (*stipulation.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(stipulation.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStipulationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋstipulationᚐStatus(ctx context.Context, sel ast.SelectionSet, v *stipulation.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOStipulationWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋlendingᚐStipulationFilter(ctx context.Context, v any) (*lending.StipulationFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputStipulationWhere(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -58918,6 +72035,30 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTaskStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx context.Context, v any) (*task.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(task.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTaskStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋtaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v *task.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOTaskWhere2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋtasksᚐFilter(ctx context.Context, v any) (*tasks.Filter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTaskWhere(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOTeam2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐTeam(ctx context.Context, sel ast.SelectionSet, v *ent.Team) graphql.Marshaler {

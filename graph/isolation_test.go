@@ -52,7 +52,8 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.users":                        {`{ users ` + conn + ` }`, nil},
 		"Query.webhookSubscriptions":         {`{ webhookSubscriptions ` + conn + ` }`, nil},
 		"Query.leadsPage":                    {`{ leadsPage(search: "secret") ` + page + ` }`, nil},
-		"Query.lead":                         {`query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": a["lead"]}},
+		"Query.boardTotals":                  {`{ boardTotals { stageId leads requestedAmount } }`, nil},
+		"Query.lead":                         {`query($id: ID!) { lead(id: $id) { id offers { applicationId lenderId } } }`, map[string]any{"id": a["lead"]}},
 		"Query.agentsBoard":                  {`{ agentsBoard { totalCount edges { node { userId } } } }`, nil},
 		"Query.agentsBoardPage":              {`{ agentsBoardPage { total nodes { userId } } }`, nil},
 		"Query.stagesPage":                   {`{ stagesPage(limit: 100) { total nodes { id } } }`, nil},
@@ -64,6 +65,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.createLead":                {`mutation($s: ID!) { createLead(input: {businessName: "x", stageId: $s}) { id } }`, map[string]any{"s": a["stage"]}},
 		"Mutation.updateLead":                {`mutation($id: ID!) { updateLead(id: $id, input: {industry: "x"}) { id } }`, map[string]any{"id": a["lead"]}},
 		"Mutation.moveLeadToStage":           {`mutation($id: ID!, $s: ID!) { moveLeadToStage(id: $id, stageId: $s) { id } }`, map[string]any{"id": a["lead"], "s": a["stage"]}},
+		"Mutation.bulkUpdateLeads":           {`mutation($id: ID!, $s: ID!) { bulkUpdateLeads(ids: [$id], input: {stageId: $s, priority: high}) { id } }`, map[string]any{"id": a["lead"], "s": a["stage"]}},
 		"Mutation.assignLead":                {`mutation($id: ID!, $u: ID!) { assignLead(id: $id, advisorId: $u) { id } }`, map[string]any{"id": a["lead"], "u": a["advisor"]}},
 		"Mutation.createContact":             {`mutation { createContact(input: {firstName: "x"}) { id } }`, nil},
 		"Mutation.updateContact":             {`mutation($id: ID!) { updateContact(id: $id, input: {firstName: "x"}) { id } }`, map[string]any{"id": a["contact"]}},
@@ -98,6 +100,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.lendersPage":                    {`{ lendersPage(limit: 100) { total nodes { id } } }`, nil},
 		"Query.applicationsPage":               {`query($l: ID) { applicationsPage(leadId: $l, limit: 100) { total nodes { id } } }`, map[string]any{"l": a["lead"]}},
 		"Query.fundedDealsPage":                {`query($r: ID) { fundedDealsPage(lenderId: $r, limit: 100) { total nodes { id } } }`, map[string]any{"r": a["lender"]}},
+		"Query.leadsReadyToFund":               {`query($l: ID!) { leadsReadyToFund(leadIds: [$l]) }`, map[string]any{"l": a["lead"]}},
 		"Query.commissionsPage":                {`query($d: ID) { commissionsPage(dealId: $d, limit: 100) { total nodes { id } } }`, map[string]any{"d": a["deal"]}},
 		"Mutation.createLender":                {`mutation { createLender(input: {name: "Another Lender"}) { id } }`, nil},
 		"Mutation.updateLender":                {`mutation($id: ID!) { updateLender(id: $id, input: {isActive: false}) { id } }`, map[string]any{"id": a["lender"]}},
@@ -107,6 +110,11 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.withdrawApplication":         {`mutation($id: ID!) { withdrawApplication(id: $id) { id } }`, map[string]any{"id": a["openApplication"]}},
 		"Mutation.fundDeal":                    {`mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`, map[string]any{"id": a["approvedApplication"]}},
 		"Mutation.recordCommissionPayment":     {`mutation($d: ID!) { recordCommissionPayment(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
+		"Query.stipulations":                   {`query($a: ID) { stipulations(where: {applicationId: $a}, limit: 100) { total nodes { id text } } }`, map[string]any{"a": a["approvedApplication"]}},
+		"Mutation.addStipulation":              {`mutation($a: ID!) { addStipulation(applicationId: $a, text: "x") { id } }`, map[string]any{"a": a["approvedApplication"]}},
+		"Mutation.satisfyStipulation":          {`mutation($id: ID!, $d: [ID!]!) { satisfyStipulation(id: $id, documentIds: $d) { id } }`, map[string]any{"id": a["stipulation"], "d": []string{a["document"]}}},
+		"Mutation.waiveStipulation":            {`mutation($id: ID!) { waiveStipulation(id: $id, reason: "x") { id } }`, map[string]any{"id": a["stipulation"]}},
+		"Mutation.reopenStipulation":           {`mutation($id: ID!) { reopenStipulation(id: $id, reason: "x") { id } }`, map[string]any{"id": a["waivedStipulation"]}},
 		"Mutation.recordCommissionClawback":    {`mutation($d: ID!) { recordCommissionClawback(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
 		// Analytics and the organization's settings.
 		"Query.analytics": {`{ analytics { timezone pipeline { stages { stageId leads } bySource { source leads fundedAmount } }
@@ -118,7 +126,16 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.auditEvents":     {`{ auditEvents ` + conn + ` }`, nil},
 		"Mutation.createApiKey": {`mutation { createApiKey(input: {name: "x", scopes: ["leads:read"]}) { secret } }`, nil},
 		"Mutation.revokeApiKey": {`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": a["apiKey"]}},
-		"Mutation.rotateApiKey": {`mutation($id: ID!) { rotateApiKey(id: $id) { secret } }`, map[string]any{"id": a["apiKey"]}},
+		"Query.me":              {`{ me { credential scopes user { id } } }`, nil},
+		// Notifications: another organization's person's are their own.
+		"Query.notifications":            {`{ notifications(first: 100) { edges { node { id summary } } } }`, nil},
+		"Query.unreadNotificationCount":  {`{ unreadNotificationCount }`, nil},
+		"Mutation.markNotificationsRead": {`mutation($ids: [ID!]) { markNotificationsRead(ids: $ids) }`, map[string]any{"ids": []string{a["notification"]}}},
+		"Mutation.inviteUser":            {`mutation($id: ID!) { inviteUser(userId: $id) { token } }`, map[string]any{"id": a["advisor"]}},
+		"Mutation.resetUserSignIn":       {`mutation($id: ID!) { resetUserSignIn(userId: $id) { token } }`, map[string]any{"id": a["advisor"]}},
+		"Mutation.deactivateUser":        {`mutation($id: ID!) { deactivateUser(userId: $id) { id } }`, map[string]any{"id": a["advisor"]}},
+		"Mutation.acceptInvitation":      {`mutation { acceptInvitation(token: "svc_inv_unknown", password: "a long enough passphrase") { id } }`, nil},
+		"Mutation.rotateApiKey":          {`mutation($id: ID!) { rotateApiKey(id: $id) { secret } }`, map[string]any{"id": a["apiKey"]}},
 		// Apps: any organization may install an app by its id (covered by
 		// TestAppInstallationsStayInTheirOrganization), so installApp is
 		// aimed at no app of org A's.
@@ -134,15 +151,35 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.importLeads":        {importMutation, nil},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 		"Query.document":              {`query($id: ID!) { document(id: $id) { id filename } }`, map[string]any{"id": a["document"]}},
+		// Notes, tasks and My day.
+		"Mutation.addNote":      {`mutation($l: ID!) { addNote(input: {leadId: $l, body: "x"}) { id } }`, map[string]any{"l": a["lead"]}},
+		"Mutation.updateNote":   {`mutation($id: ID!) { updateNote(id: $id, body: "x") { id body } }`, map[string]any{"id": a["note"]}},
+		"Mutation.deleteNote":   {`mutation($id: ID!) { deleteNote(id: $id) }`, map[string]any{"id": a["note"]}},
+		"Query.tasks":           {`{ tasks(limit: 100) { total nodes { id leadId assigneeId title } } }`, nil},
+		"Query.lenderMatches":   {`query($l: ID!) { lenderMatches(leadId: $l) { lenderId lenderName score } }`, map[string]any{"l": a["lead"]}},
+		"Query.renewalQueue":    {`query($u: ID) { renewalQueue(where: {advisorId: $u, dueBefore: "2100-01-01T00:00:00Z"}, limit: 100) { total nodes { dealId leadId businessName lenderName } } }`, map[string]any{"u": a["advisor"]}},
+		"Query.myDay":           {`query($u: ID) { myDay(userId: $u) { userId overdueTasks { total nodes { id } } tasksDueToday { total nodes { id } } } }`, map[string]any{"u": a["advisor"]}},
+		"Mutation.createTask":   {`mutation($l: ID!, $u: ID) { createTask(input: {leadId: $l, title: "x", dueAt: "2026-11-23T10:00:00Z", assigneeId: $u}) { id } }`, map[string]any{"l": a["lead"], "u": a["advisor"]}},
+		"Mutation.updateTask":   {`mutation($id: ID!) { updateTask(id: $id, input: {title: "x"}) { id title } }`, map[string]any{"id": a["task"]}},
+		"Mutation.completeTask": {`mutation($id: ID!) { completeTask(id: $id) { id } }`, map[string]any{"id": a["task"]}},
+		"Mutation.reopenTask":   {`mutation($id: ID!) { reopenTask(id: $id) { id } }`, map[string]any{"id": a["doneTask"]}},
 		"Mutation.uploadDocument": {`mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
 			map[string]any{"r": a["lead"]}},
+		// Saved views: a key acting for no one is refused them; another
+		// organization's person is in TestSavedViewsOverGraphQL.
+		"Query.views":         {`{ views(screen: BOARD) { id name } }`, nil},
+		"Mutation.saveView":   {`mutation { saveView(input: {name: "x", screen: BOARD, filters: {search: "secret"}, shared: true}) { id } }`, nil},
+		"Mutation.deleteView": {`mutation($id: ID!) { deleteView(id: $id) }`, map[string]any{"id": a["view"]}},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board; and
 	// the organization itself.
 	anyKey := map[string]bool{"Query.organization": true, "Query.callEvents": true, "Query.stages": true, "Query.teams": true,
 		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true,
-		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true}
+		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true,
+		// Who is calling, and accepting an invitation (its token is the
+		// credential), need no scope.
+		"Query.me": true, "Mutation.acceptInvitation": true}
 	cells := 0
 	for _, field := range graph.OperationFields() {
 		c, ok := cases[field]
@@ -246,6 +283,14 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
 	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead", "assignToAdvisorId": a["advisor"]}).Data()["id"].(string)
 	lendingFixtures(t, e, a)
+	noteAndTasks(t, e, a)
+	vi := e.NewUser(e.Org.ID, "Vi", "Viewer", "advisor", "")
+	data, code = gql(t, e, boundKey(t, e, vi.ID.String(), []string{"leads:read"}),
+		`mutation { saveView(input: {name: "Secret view", screen: BOARD, shared: true}) { id } }`, nil)
+	if code != "" {
+		t.Fatalf("saved view: %s", code)
+	}
+	a["view"] = data["saveView"].(map[string]any)["id"].(string)
 	a["document"] = uploaded(t, e, a["lead"], "secret.txt", []byte("org A's secret\n"))["id"].(string)
 	a["importJob"] = mustStart(t, e, e.Key, []byte("Company\nSecret Import Co\n"), nil)
 	waitJob(t, e, e.Key, a["importJob"])
@@ -267,6 +312,19 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	if a["delivery"] == "" || a["run"] == "" {
 		t.Fatalf("no delivery or run to aim at: %v", a)
 	}
+	// A key bound to the lead's advisor, who is told of its decisions and
+	// fundings: a person's records (notifications) are read with it.
+	data, code = gql(t, e, e.Key, `mutation($u: ID!) { createApiKey(input: {name: "Ada's", scopes: ["admin"], userId: $u}) { secret } }`,
+		map[string]any{"u": a["advisor"]})
+	if code != "" {
+		t.Fatalf("the advisor's key: %s", code)
+	}
+	a["personKey"] = data["createApiKey"].(map[string]any)["secret"].(string)
+	data, code = gql(t, e, a["personKey"], `{ notifications(first: 1) { edges { node { id } } } }`, nil)
+	if edges, _ := data["notifications"].(map[string]any)["edges"].([]any); code != "" || len(edges) == 0 {
+		t.Fatalf("the advisor's notifications: %v %s", data, code)
+	}
+	a["notification"] = data["notifications"].(map[string]any)["edges"].([]any)[0].(map[string]any)["node"].(map[string]any)["id"].(string)
 	// GraphQL ids are bare UUIDs; REST prefixes these two.
 	a["subscription"] = strings.TrimPrefix(a["subscription"], "whsub_")
 	a["delivery"] = strings.TrimPrefix(a["delivery"], "msg_")
@@ -308,9 +366,38 @@ func lendingFixtures(t *testing.T, e *resttest.Env, a map[string]string) {
 	// Funding withdrew the lead's other applications; these come after it.
 	a["approvedApplication"] = submit()
 	approve(a["approvedApplication"])
+	// Its checklist: one outstanding, one waived.
+	stip := func(text string) string {
+		return id(must(`mutation($a: ID!, $t: String!) { addStipulation(applicationId: $a, text: $t) { id } }`,
+			map[string]any{"a": a["approvedApplication"], "t": text}))
+	}
+	a["stipulation"], a["waivedStipulation"] = stip("Secret voided check"), stip("Secret lease")
+	must(`mutation($id: ID!) { waiveStipulation(id: $id, reason: "secret reason") { id } }`, map[string]any{"id": a["waivedStipulation"]})
 	second := id(must(`mutation { createLender(input: {name: "Second Secret Lender"}) { id } }`, nil))
 	a["openApplication"] = id(must(`mutation($l: ID!, $r: ID!) { submitApplication(input: {leadId: $l, lenderId: $r, requestedAmount: "5000"}) { id } }`,
 		map[string]any{"l": a["lead"], "r": second}))
+}
+
+// noteAndTasks adds a note on org A's lead and two tasks of its advisor,
+// one open and one done.
+func noteAndTasks(t *testing.T, e *resttest.Env, a map[string]string) {
+	t.Helper()
+	must := func(query string, vars map[string]any) string {
+		t.Helper()
+		data, code := gql(t, e, e.Key, query, vars)
+		if code != "" {
+			t.Fatalf("%s: %s", query, code)
+		}
+		for _, v := range data {
+			return v.(map[string]any)["id"].(string)
+		}
+		return ""
+	}
+	a["note"] = must(`mutation($l: ID!) { addNote(input: {leadId: $l, body: "org A's secret note"}) { id } }`, map[string]any{"l": a["lead"]})
+	task := `mutation($l: ID!, $u: ID) { createTask(input: {leadId: $l, title: "org A's secret task", dueAt: "2026-11-23T10:00:00Z", assigneeId: $u}) { id } }`
+	a["task"] = must(task, map[string]any{"l": a["lead"], "u": a["advisor"]})
+	a["doneTask"] = must(task, map[string]any{"l": a["lead"], "u": a["advisor"]})
+	must(`mutation($id: ID!) { completeTask(id: $id) { id } }`, map[string]any{"id": a["doneTask"]})
 }
 
 // An id that is not a UUID is the caller's mistake, not an internal error:

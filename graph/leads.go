@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/counted"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -105,10 +106,7 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	if err != nil {
 		return nil, err
 	}
-	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
-		return nil, apperr.Invalid("search", "must be at most %d characters", MaxSearch)
-	}
-	filter, err := leadFilter(where, tags)
+	terms, filter, err := leadListing(search, where, tags)
 	if err != nil {
 		return nil, err
 	}
@@ -116,14 +114,13 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 		nodes []*ent.Lead
 		total int
 	)
-	searching := search != nil && strings.TrimSpace(*search) != ""
 	switch {
-	case searching && filter != nil:
-		// The index ranks and counts the organization's matches; a filter
-		// applied after it would break both the page and the total.
-		return nil, apperr.Invalid("search", "cannot be combined with filters; search, or filter")
-	case searching:
-		nodes, total, err = r.searchLeads(ctx, *search, s.limit, s.skip)
+	case terms != "" && filter != nil:
+		if filter, err = r.searchFiltered(ctx, terms, filter); err == nil {
+			nodes, total, err = r.filteredLeads(ctx, ctx, filter, s.limit, s.skip)
+		}
+	case terms != "":
+		nodes, total, err = r.searchLeads(ctx, terms, s.limit, s.skip)
 	case filter != nil:
 		nodes, total, err = r.filteredLeads(ctx, r.leadFilterCounted(ctx, where, tags), filter, s.limit, s.skip)
 	default:
@@ -147,6 +144,23 @@ func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.L
 	}
 	total, err := r.client(ctx).Lead.Query().Count(r.countedLeads(ctx))
 	return nodes, total, err
+}
+
+// leadListing checks the leads list's search and filters: the search
+// (trimmed; "" when not searching), or the filter (nil when none).
+func leadListing(search *string, where *ent.LeadWhereInput, tags []string) (string, predicate.Lead, error) {
+	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
+		return "", nil, apperr.Invalid("search", "must be at most %d characters", MaxSearch)
+	}
+	filter, err := leadFilter(where, tags)
+	if err != nil {
+		return "", nil, err
+	}
+	terms := ""
+	if search != nil {
+		terms = strings.TrimSpace(*search)
+	}
+	return terms, filter, nil
 }
 
 // leadFilter is where and tags as one predicate; nil when neither filters.
@@ -213,6 +227,41 @@ func (r *Resolver) filteredLeads(ctx, countCtx context.Context, filter predicate
 	}
 	total, err := r.client(ctx).Lead.Query().Where(filter).Count(countCtx)
 	return nodes, total, err
+}
+
+// searchFiltered is filter and the search terms as one predicate: a
+// search beside filters lists newest first, as where: {search} does.
+func (r *Resolver) searchFiltered(ctx context.Context, terms string, filter predicate.Lead) (predicate.Lead, error) {
+	var w ent.LeadWhereInput
+	if err := r.whereSearch(ctx, &w, "search", &terms); err != nil {
+		return nil, err
+	}
+	return lead.And(append([]predicate.Lead{filter}, w.Predicates...)...), nil
+}
+
+// whereSearch adds search to where's predicates: the leads the full-text
+// index matches, as one condition of the query beside the others. field
+// names the search in an error (LeadWhereInput.search is "where.search").
+func (r *Resolver) whereSearch(ctx context.Context, where *ent.LeadWhereInput, field string, search *string) error {
+	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
+		return apperr.Invalid(field, "must be at most %d characters", MaxSearch)
+	}
+	if search == nil || strings.TrimSpace(*search) == "" {
+		return nil
+	}
+	org, err := rule.RequireOrg(ctx, viewer.ScopeLeadsRead, "searching leads")
+	if err != nil {
+		return err
+	}
+	match, ok, err := r.db.SearchMatches(ctx, org, store.SearchTerms(*search))
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		match = func(s *sql.Selector) { s.Where(sql.False()) }
+	}
+	where.AddPredicates(predicate.Lead(match))
+	return nil
 }
 
 // searchLeads ranks with the database's full-text index, then loads the

@@ -11,7 +11,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
-	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/internal/counted"
@@ -68,13 +67,15 @@ func DecisionOf(in DecideApplicationInput) lending.Decision {
 // submissionOf is the lending flow's submission the input gives.
 func submissionOf(in SubmitApplicationInput) lending.Submission {
 	return lending.Submission{LeadID: in.LeadID, LenderID: in.LenderID,
-		RequestedAmount: in.RequestedAmount, Product: in.Product, ExternalRef: in.ExternalRef, Notes: in.Notes}
+		RequestedAmount: in.RequestedAmount, Product: in.Product, ExternalRef: in.ExternalRef, Notes: in.Notes,
+		RenewalOfDealID: in.RenewalOfDealID}
 }
 
 // fundingOf is the lending flow's funding the input gives.
 func fundingOf(in FundDealInput) lending.Funding {
 	return lending.Funding{ApplicationID: in.ApplicationID,
-		FundedAmount: in.FundedAmount, FundedAt: in.FundedAt, Commission: in.Commission, AdvisorID: in.AdvisorID}
+		FundedAmount: in.FundedAmount, FundedAt: in.FundedAt, Commission: in.Commission, AdvisorID: in.AdvisorID,
+		WaiveOutstanding: in.WaiveOutstanding != nil && *in.WaiveOutstanding}
 }
 
 // paymentOf is the lending flow's payment the input gives.
@@ -102,16 +103,7 @@ func (r *Resolver) applicationsPage(ctx context.Context, leadID, lenderID *uuid.
 	if err != nil {
 		return nil, err
 	}
-	q := r.client(ctx).Application.Query()
-	if leadID != nil {
-		q = q.Where(application.LeadID(*leadID))
-	}
-	if lenderID != nil {
-		q = q.Where(application.LenderID(*lenderID))
-	}
-	if status != nil {
-		q = q.Where(application.StatusEQ(*status))
-	}
+	q := ApplicationFilter{LeadID: leadID, LenderID: lenderID, Status: status}.query(r.client(ctx))
 	return answer[ApplicationPage](readPage(ctx, q.Order(application.ByCreatedAt(sql.OrderDesc()), application.ByID(sql.OrderDesc())), o))
 }
 
@@ -120,24 +112,9 @@ func (r *Resolver) fundedDealsPage(ctx context.Context, leadID, lenderID, adviso
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckRange(from, to, "fundedFrom", "fundedTo"); err != nil {
+	q, err := FundedDealFilter{LeadID: leadID, LenderID: lenderID, AdvisorID: advisorID, From: from, To: to}.query(r.client(ctx))
+	if err != nil {
 		return nil, err
-	}
-	q := r.client(ctx).FundedDeal.Query()
-	if leadID != nil {
-		q = q.Where(fundeddeal.LeadID(*leadID))
-	}
-	if lenderID != nil {
-		q = q.Where(fundeddeal.LenderID(*lenderID))
-	}
-	if advisorID != nil {
-		q = q.Where(fundeddeal.AdvisorID(*advisorID))
-	}
-	if from != nil {
-		q = q.Where(fundeddeal.FundedAtGTE(*from))
-	}
-	if to != nil {
-		q = q.Where(fundeddeal.FundedAtLT(*to))
 	}
 	counting := ctx
 	if lenderID != nil && leadID == nil && advisorID == nil {
@@ -172,21 +149,7 @@ func (r *Resolver) commissionsPage(ctx context.Context, dealID, lenderID, adviso
 	if err != nil {
 		return nil, err
 	}
-	q := r.client(ctx).Commission.Query()
-	if dealID != nil {
-		q = q.Where(commission.DealID(*dealID))
-	}
-	if lenderID != nil {
-		q = q.Where(commission.LenderID(*lenderID))
-	}
-	if advisorID != nil {
-		q = q.Where(commission.AdvisorID(*advisorID))
-	}
-	if status != nil {
-		q = q.Where(commission.StatusEQ(*status))
-	}
-	q = q.WithPayments(func(p *ent.CommissionPaymentQuery) {
-		p.Order(commissionpayment.ByPaidAt(), commissionpayment.ByID())
-	}).Order(commission.ByCreatedAt(sql.OrderDesc()), commission.ByID(sql.OrderDesc()))
+	q := CommissionFilter{DealID: dealID, LenderID: lenderID, AdvisorID: advisorID, Status: status}.query(r.client(ctx)).
+		Order(commission.ByCreatedAt(sql.OrderDesc()), commission.ByID(sql.OrderDesc()))
 	return answer[CommissionPage](readPage(ctx, q, o))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/lending"
 )
 
@@ -22,6 +23,11 @@ func (r *applicationResolver) FundedDeal(ctx context.Context, obj *ent.Applicati
 		return nil, nil
 	}
 	return r.client(ctx).FundedDeal.Get(ctx, *obj.FundedDealID)
+}
+
+// ReadyToFund is the resolver for the readyToFund field.
+func (r *applicationResolver) ReadyToFund(ctx context.Context, obj *ent.Application) (bool, error) {
+	return lendingrules.ReadyToFund(obj.Status.String(), obj.StipulationsOutstanding), nil
 }
 
 // Commission is the resolver for the commission field.

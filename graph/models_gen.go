@@ -11,12 +11,40 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/savedview"
 	"github.com/lendingpipe/svc/internal/autodef"
 	"github.com/lendingpipe/svc/internal/money"
 )
+
+// A page of a lead's history, newest first.
+type ActivityConnection struct {
+	// The entries of this page, each with its cursor.
+	Edges []*ActivityEdge `json:"edges"`
+	// Where the page ends.
+	PageInfo *ActivityPageInfo `json:"pageInfo"`
+	// How many entries the lead's history holds.
+	TotalCount int `json:"totalCount"`
+}
+
+// An entry with its cursor.
+type ActivityEdge struct {
+	// The entry.
+	Node *activity.Item `json:"node"`
+	// Pass as after to read the entries older than this one.
+	Cursor string `json:"cursor"`
+}
+
+// Where a page of a lead's history ends.
+type ActivityPageInfo struct {
+	// true when older entries follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+	// The cursor of the page's last entry; null for an empty page.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
 
 // A page of the agents board: users with the agent role, ordered by last name,
 // first name, then id.
@@ -61,6 +89,21 @@ type AutomationTriggerInput struct {
 	Event *string `json:"event,omitempty"`
 }
 
+// One column of the pipeline board's totals: a stage, how many of the leads
+// the board shows are in it, and what they ask to borrow.
+type BoardTotal struct {
+	// The stage's id.
+	StageID uuid.UUID `json:"stageId"`
+	// How many of the leads matching the filters are in the stage.
+	Leads int `json:"leads"`
+	// The sum of those leads' requestedAmount (a lead without one counts as 0),
+	// added exactly to the fourth decimal and rounded half-even to the cent once.
+	RequestedAmount money.Amount `json:"requestedAmount"`
+	// false only when the sum is beyond 92233720368547758.07, the largest amount
+	// the API writes: requestedAmount is then that amount.
+	RequestedAmountIsExact bool `json:"requestedAmountIsExact"`
+}
+
 // A payment or clawback of a deal's commission.
 type CommissionPaymentInput struct {
 	// The id of the funded deal.
@@ -81,6 +124,8 @@ type CreateAPIKeyInput struct {
 	Scopes []string `json:"scopes"`
 	// When the key stops working: later than now, within 10 years. Omitted: it does not expire.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// A user of the organization, not deactivated, the key acts as: changes it makes name them. Omitted: none.
+	UserID *uuid.UUID `json:"userId,omitempty"`
 }
 
 // A key just created or rotated, with its secret: the only time the secret is shown.
@@ -153,6 +198,8 @@ type FundDealInput struct {
 	Commission *money.Amount `json:"commission,omitempty"`
 	// The advisor credited; the lead's primary advisor when omitted.
 	AdvisorID *uuid.UUID `json:"advisorId,omitempty"`
+	// Funds even with stipulations outstanding, waiving them with reason funded (the lender funded). Without it, an application with a stipulation outstanding is CONFLICT {field stipulations, outstanding}.
+	WaiveOutstanding *bool `json:"waiveOutstanding,omitempty"`
 }
 
 // Changes to an inbound endpoint: only the fields given change.
@@ -171,6 +218,16 @@ type InstalledApp struct {
 	Installation *ent.AppInstallation `json:"installation"`
 	// The app token, svc_at_...: send it as Authorization: Bearer. Store it now; it cannot be shown again.
 	Token string `json:"token"`
+}
+
+// Who is calling.
+type Me struct {
+	// The person acting: signed in, or the user an API key is bound to; null for a key bound to no one.
+	User *ent.User `json:"user,omitempty"`
+	// What the credential may do: a person's role's scopes, or the key's.
+	Scopes []string `json:"scopes"`
+	// How the caller authenticated.
+	Credential Credential `json:"credential"`
 }
 
 // A new automation.
@@ -217,6 +274,24 @@ type RegisterAppInput struct {
 	Scopes []string `json:"scopes"`
 }
 
+// What saveView takes: a screen's filters under a name.
+type SaveViewInput struct {
+	// The view's name: 1 to 100 characters (spaces around it are dropped).
+	Name string `json:"name"`
+	// The screen whose filters it holds.
+	Screen savedview.Screen `json:"screen"`
+	// The screen's own filter arguments as a JSON object, checked as the screen
+	// checks them: BOARD {where: LeadWhereInput, search: String} (the leads
+	// filter and the search words of the pipeline board); APPLICATIONS {leadId,
+	// lenderId, status} (applicationsPage's); TASKS {assigneeId, status, leadId,
+	// dueBefore}; RENEWALS {advisorId, dueBefore}. An unknown key or a value of
+	// the wrong type is VALIDATION_ERROR naming filters.<key>; at most 8 KB of
+	// JSON. Empty when omitted.
+	Filters any `json:"filters,omitempty"`
+	// true to show it to every person of the organization; false (the default) keeps it the saver's own.
+	Shared *bool `json:"shared,omitempty"`
+}
+
 // An application to submit: a lead sent to a lender.
 type SubmitApplicationInput struct {
 	// The id of the lead to submit.
@@ -231,6 +306,8 @@ type SubmitApplicationInput struct {
 	ExternalRef *string `json:"externalRef,omitempty"`
 	// The broker's notes on the submission: at most 5000 characters.
 	Notes *string `json:"notes,omitempty"`
+	// Opens a renewal of this funded deal of the same lead: the lead does not move, and the application, its deal and its commission carry renewalOfDealId and isRenewal.
+	RenewalOfDealID *uuid.UUID `json:"renewalOfDealId,omitempty"`
 }
 
 // Live updates, over a graphql-transport-ws websocket at /graphql.
@@ -247,6 +324,18 @@ type UpdateOrganizationInput struct {
 	Currency *string `json:"currency,omitempty"`
 }
 
+// An invitation just made. Its token is shown once: send the person the url.
+type UserInvitation struct {
+	// The invited user.
+	User *ent.User `json:"user"`
+	// The invitation token, svc_inv_...: it sets a password once (acceptInvitation).
+	Token string `json:"token"`
+	// When the invitation stops working: 72 hours after it was made.
+	ExpiresAt time.Time `json:"expiresAt"`
+	// The console's page that sets the password with it: /console/#/accept/<token>, relative to the service's address.
+	URL string `json:"url"`
+}
+
 // Changes to a webhook subscription: only the fields given change.
 type WebhookSubscriptionPatch struct {
 	// The new https URL, under the same rules as on create.
@@ -255,6 +344,67 @@ type WebhookSubscriptionPatch struct {
 	Events []string `json:"events,omitempty"`
 	// false pauses deliveries; true resumes them and resets the failure count.
 	IsActive *bool `json:"isActive,omitempty"`
+}
+
+// How the caller authenticated.
+type Credential string
+
+const (
+	// A person signed in: the session cookie.
+	CredentialSession Credential = "SESSION"
+	// An API key (svc_live_...).
+	CredentialAPIKey Credential = "API_KEY"
+	// An app installation's token (svc_at_...).
+	CredentialAppToken Credential = "APP_TOKEN"
+)
+
+var AllCredential = []Credential{
+	CredentialSession,
+	CredentialAPIKey,
+	CredentialAppToken,
+}
+
+func (e Credential) IsValid() bool {
+	switch e {
+	case CredentialSession, CredentialAPIKey, CredentialAppToken:
+		return true
+	}
+	return false
+}
+
+func (e Credential) String() string {
+	return string(e)
+}
+
+func (e *Credential) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Credential(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Credential", str)
+	}
+	return nil
+}
+
+func (e Credential) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Credential) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Credential) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // A lender's answer to an application.
@@ -310,6 +460,70 @@ func (e *Decision) UnmarshalJSON(b []byte) error {
 }
 
 func (e Decision) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Whether a user can sign in.
+type SignInStatus string
+
+const (
+	// Never invited: the user cannot sign in.
+	SignInStatusNone SignInStatus = "NONE"
+	// Invited, no password set yet (the invitation may have expired: see invitationExpiresAt).
+	SignInStatusInvited SignInStatus = "INVITED"
+	// Signs in with a password or single sign-on.
+	SignInStatusActive SignInStatus = "ACTIVE"
+	// Deactivated by an admin: refused at sign-in, sessions ended, bound API keys stopped.
+	SignInStatusDeactivated SignInStatus = "DEACTIVATED"
+)
+
+var AllSignInStatus = []SignInStatus{
+	SignInStatusNone,
+	SignInStatusInvited,
+	SignInStatusActive,
+	SignInStatusDeactivated,
+}
+
+func (e SignInStatus) IsValid() bool {
+	switch e {
+	case SignInStatusNone, SignInStatusInvited, SignInStatusActive, SignInStatusDeactivated:
+		return true
+	}
+	return false
+}
+
+func (e SignInStatus) String() string {
+	return string(e)
+}
+
+func (e *SignInStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SignInStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SignInStatus", str)
+	}
+	return nil
+}
+
+func (e SignInStatus) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SignInStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SignInStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -26,4 +26,7 @@ type (
 	AppInstallationPage Page[*ent.AppInstallation]
 	DocumentPage        Page[*ent.Document]
 	ImportJobPage       Page[*ent.ImportJob]
+	NotePage            Page[*ent.Note]
+	TaskPage            Page[*ent.Task]
+	StipulationPage     Page[*ent.Stipulation]
 )

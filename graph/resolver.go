@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/people"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -33,6 +34,9 @@ type Resolver struct {
 	// uploads bound uploadDocument's and importLeads' files (NewHandler
 	// sets them from its configuration).
 	uploads UploadLimits
+	// accounts are the sign-in flows, shared with the HTTP surface's
+	// /auth routes (WithAccounts).
+	accounts *people.Accounts
 }
 
 // NewResolver returns the root resolver over db; hooks holds the webhook
@@ -40,8 +44,20 @@ type Resolver struct {
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
 	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now),
 		events: webhooks.NewLive(db.Client), webhooks: hooks, refs: newRefCache(),
-		uploads: UploadLimits{}.withDefaults()}
+		uploads: UploadLimits{}.withDefaults(), accounts: people.New(people.Settings{})}
 }
+
+// WithAccounts makes the sign-in flows the resolvers call a, the ones the
+// HTTP surface's /auth routes use: one bound on concurrent password hashes
+// per server.
+func (r *Resolver) WithAccounts(a *people.Accounts) *Resolver {
+	r.accounts = a
+	return r
+}
+
+// Accounts are the sign-in flows the resolvers call, for the HTTP
+// surface to share them (one bound on concurrent password hashes).
+func (r *Resolver) Accounts() *people.Accounts { return r.accounts }
 
 // RunsQueued wakes this process's automation runner; the /v1 inbound
 // route hands it to the runs a request queues.

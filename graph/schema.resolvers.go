@@ -122,6 +122,11 @@ func (r *queryResolver) TeamsPage(ctx context.Context, page *int, limit *int) (*
 	return r.teamsPage(ctx, page, limit)
 }
 
+// Search is the resolver for the search field.
+func (r *leadWhereInputResolver) Search(ctx context.Context, obj *ent.LeadWhereInput, data *string) error {
+	return r.whereSearch(ctx, obj, "where.search", data)
+}
+
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 

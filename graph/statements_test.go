@@ -157,7 +157,7 @@ func leadsByRelatedRows(t *testing.T, db *store.DB, org uuid.UUID) (few, many uu
 // A create of a lead with its event runs a fixed number of statements,
 // each a round trip on PostgreSQL: begin, the first stage, the lead, its
 // counts (the organization's rollup zone, its day and its stage), the
-// outbox event and the commit. A hook that
+// outbox event, its history's first entry and the commit. A hook that
 // adds a statement to every create makes this fail: the creates' rate on
 // PostgreSQL is set by these round trips and the commit.
 func TestCreateLeadStatements(t *testing.T) {
@@ -169,10 +169,14 @@ func TestCreateLeadStatements(t *testing.T) {
 	if err := analytics.RebuildRollups(ctx, s.db.Client, org.ID); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{dialect.Postgres: 8, dialect.SQLite: 8}[s.db.Dialect]
+	want := map[string]int{dialect.Postgres: 9, dialect.SQLite: 9}[s.db.Dialect]
 	e := &resttest.Env{T: t, Server: s.srv}
-	// The first create fills the key cache.
-	for i := range 3 {
+	// The first create fills the key cache. The counter also sees what a
+	// background worker runs meanwhile (the outbox's fan-out of an earlier
+	// create, on a busy host), so the fewest of the later creates is the
+	// create's own count.
+	fewest := 0
+	for i := range 4 {
 		s.n.Store(0)
 		// The create lead scenario's body: no stage, so the lead takes its
 		// organization's first one.
@@ -182,13 +186,16 @@ func TestCreateLeadStatements(t *testing.T) {
 		if r.Status != http.StatusCreated {
 			t.Fatalf("status %d: %s", r.Status, r.Raw)
 		}
-		if n := int(s.n.Load()); i > 0 && n != want {
-			t.Errorf("create %d on %s: %d statements, want %d", i, s.db.Dialect, n, want)
+		if n := int(s.n.Load()); i > 0 && (fewest == 0 || n < fewest) {
+			fewest = n
 		}
 	}
+	if fewest != want {
+		t.Errorf("a create on %s: %d statements, want %d", s.db.Dialect, fewest, want)
+	}
 	n, err := s.db.Client.LeadCount.Query().Where(leadcount.OrgID(org.ID)).Aggregate(ent.Sum(leadcount.FieldN)).Int(rule.SystemContext(ctx))
-	if err != nil || n != 3 {
-		t.Errorf("stage counts sum to %d (%v), want 3", n, err)
+	if err != nil || n != 4 {
+		t.Errorf("stage counts sum to %d (%v), want 4", n, err)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
+	"github.com/lendingpipe/svc/notify"
 )
 
 const (
@@ -190,5 +191,25 @@ func endJob(ctx context.Context, tx *ent.Client, id uuid.UUID, token *uuid.UUID,
 	if n == 0 {
 		return errLostClaim
 	}
-	return nil
+	if status != importjob.StatusFailed {
+		return nil
+	}
+	return notifyFailed(ctx, tx, id, failure)
+}
+
+// notifyFailed tells the organization's admins that the import failed.
+func notifyFailed(ctx context.Context, tx *ent.Client, id uuid.UUID, failure *string) error {
+	j, err := tx.ImportJob.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("reading import job %s: %w", id, err)
+	}
+	summary := "A lead import failed"
+	if failure != nil {
+		summary += ": " + *failure
+	}
+	admins, err := notify.ToAdmins(ctx, tx, j.OrgID, notify.Notice{Kind: notify.ImportFailed, RecordID: id, Summary: summary})
+	if err != nil {
+		return err
+	}
+	return notify.Send(ctx, tx, admins...)
 }

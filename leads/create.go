@@ -21,7 +21,7 @@ type Set func(m *ent.LeadMutation)
 
 // Create creates a lead from in and what set adds: it starts in its
 // organization's first stage unless in names one, records who created
-// it, and is counted in its stage and on its day. The hooks check its
+// it, is counted in its stage and on its day, and its history begins. The hooks check its
 // fields and references and emit lead.created.
 func Create(ctx context.Context, c *ent.Client, in ent.CreateLeadInput, set ...Set) (*ent.Lead, error) {
 	created, err := CreateMany(ctx, c, append([]Set{in.Mutate}, set...))
@@ -70,8 +70,10 @@ func createMany(ctx context.Context, c *ent.Client, leads [][]Set) ([]*ent.Lead,
 			return nil, err
 		}
 	}
+	if err := recordCreated(ctx, c, created); err != nil {
+		return nil, err
+	}
 	// A new lead is no agent's current lead: no board row shows it yet.
-	// The activity entry and the notifications of a created lead go here.
 	return created, nil
 }
 

@@ -8,9 +8,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -78,6 +80,12 @@ func (e *env) events(t *testing.T, id uuid.UUID) []string {
 }
 
 func name(s string) *string { return &s }
+
+// isCode reports whether err is the service's error of code.
+func isCode(err error, code string) bool {
+	e, ok := apperr.As(err)
+	return ok && e.Code == code
+}
 
 // A created lead starts in the first stage, records its creator, is
 // counted in its stage and announced.
@@ -155,8 +163,9 @@ func TestBulkUpdateIsAllOrNothingWithEachLeadsEvents(t *testing.T) {
 		}
 		ids = append(ids, l.ID)
 	}
-	in := ent.UpdateLeadInput{Industry: name("Bakery")}
-	if _, err := leads.BulkUpdate(e.as, e.db.Client, append(slices.Clone(ids), uuid.New()), in); !ent.IsNotFound(err) {
+	high := lead.PriorityHigh
+	in := leads.BulkChange{Priority: &high}
+	if _, err := leads.BulkUpdate(e.as, e.db.Client, append(slices.Clone(ids), uuid.New()), in); !isCode(err, apperr.NotFound) {
 		t.Fatalf("a bulk update naming a missing lead: err = %v, want not found", err)
 	}
 	for _, id := range ids {
@@ -169,8 +178,8 @@ func TestBulkUpdateIsAllOrNothingWithEachLeadsEvents(t *testing.T) {
 		t.Fatalf("updated %d, %v; want 2", len(updated), err)
 	}
 	for i, id := range ids {
-		if updated[i].Industry == nil || *updated[i].Industry != "Bakery" {
-			t.Errorf("lead %d: industry %v", i, updated[i].Industry)
+		if updated[i].Priority != high {
+			t.Errorf("lead %d: priority %v", i, updated[i].Priority)
 		}
 		if got := e.events(t, id); !slices.Equal(got, []string{event.LeadCreated, event.LeadUpdated}) {
 			t.Errorf("lead %d: events %v, want lead.created, lead.updated", i, got)

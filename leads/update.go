@@ -3,6 +3,7 @@ package leads
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,28 +12,58 @@ import (
 	"github.com/lendingpipe/svc/dialer/board"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // Update changes the lead's fields as in says; in.AppendTags adds to the
-// tags it has. The hooks emit lead.updated naming the fields changed.
-func Update(ctx context.Context, c *ent.Client, id uuid.UUID, in ent.UpdateLeadInput) (*ent.Lead, error) {
+// tags it has, and removeTags takes these away from them. A change of its
+// requested amount moves its stage's requested sum. The hooks emit
+// lead.updated naming the fields changed.
+func Update(ctx context.Context, c *ent.Client, id uuid.UUID, in ent.UpdateLeadInput, removeTags ...string) (*ent.Lead, error) {
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
-		return update(ctx, c, id, in)
+		return update(ctx, c, id, in, removeTags)
 	})
 }
 
-// BulkUpdate changes each of the leads ids as Update changes one, each
-// with its own events, all or none: the first lead that cannot change
-// rolls them all back.
-func BulkUpdate(ctx context.Context, c *ent.Client, ids []uuid.UUID, in ent.UpdateLeadInput) ([]*ent.Lead, error) {
+// MaxBulk is the most leads one bulk change names (PRODUCT 10.7).
+const MaxBulk = 500
+
+// BulkChange is what a bulk change does to each of its leads: a move to
+// StageID, an assignment to PrimaryAdvisorID, and an update of Priority
+// and the tags (AddTags added, RemoveTags taken away), each only when given.
+type BulkChange struct {
+	StageID          *uuid.UUID
+	PrimaryAdvisorID *uuid.UUID
+	Priority         *lead.Priority
+	AddTags          []string
+	RemoveTags       []string
+}
+
+// BulkUpdate changes each of the leads ids as ch says, through the flows
+// a single change of one lead takes (MoveStage, Assign, Update), so each
+// lead gets the events and the activity those give it, all in one
+// transaction: the first lead that cannot change (missing, another
+// organization's: NOT_FOUND naming it) rolls them all back.
+func BulkUpdate(ctx context.Context, c *ent.Client, ids []uuid.UUID, ch BulkChange) ([]*ent.Lead, error) {
+	if err := writable(ctx); err != nil {
+		return nil, err
+	}
+	if err := ch.check(ids); err != nil {
+		return nil, err
+	}
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) ([]*ent.Lead, error) {
 		updated := make([]*ent.Lead, 0, len(ids))
 		for _, id := range ids {
-			l, err := update(ctx, c, id, in)
+			l, err := ch.apply(ctx, c, id)
+			if ent.IsNotFound(err) {
+				return nil, apperr.New(apperr.NotFound, "lead %s not found", id)
+			}
 			if err != nil {
-				return nil, fmt.Errorf("updating lead %s: %w", id, err)
+				return nil, fmt.Errorf("changing lead %s: %w", id, err)
 			}
 			updated = append(updated, l)
 		}
@@ -40,28 +71,123 @@ func BulkUpdate(ctx context.Context, c *ent.Client, ids []uuid.UUID, in ent.Upda
 	})
 }
 
-func update(ctx context.Context, c *ent.Client, id uuid.UUID, in ent.UpdateLeadInput) (*ent.Lead, error) {
+// check refuses a bulk change of no lead or too many, of a lead named
+// twice, that changes nothing, or that adds and removes the same tag.
+func (ch BulkChange) check(ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return apperr.Invalid("ids", "must name at least one lead")
+	}
+	if len(ids) > MaxBulk {
+		return apperr.Invalid("ids", "must name at most %d leads, not %d", MaxBulk, len(ids))
+	}
+	if ch.StageID == nil && ch.PrimaryAdvisorID == nil && ch.Priority == nil && len(ch.AddTags) == 0 && len(ch.RemoveTags) == 0 {
+		return apperr.Invalid("input", "must name a change: stageId, primaryAdvisorId, priority, addTags or removeTags")
+	}
+	seen := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			return apperr.Invalid("ids", "names lead %s twice", id)
+		}
+		seen[id] = true
+	}
+	for _, tag := range ch.RemoveTags {
+		if slices.Contains(ch.AddTags, tag) {
+			return apperr.Invalid("removeTags", "names %s, which addTags adds", apperr.Quote(tag))
+		}
+	}
+	return nil
+}
+
+// apply changes one lead as the single changes would, one after the other.
+func (ch BulkChange) apply(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Lead, error) {
+	l, err := c.Lead.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if ch.StageID != nil {
+		if l, err = MoveStage(ctx, c, id, *ch.StageID); err != nil {
+			return nil, err
+		}
+	}
+	if ch.PrimaryAdvisorID != nil {
+		if l, err = Assign(ctx, c, id, *ch.PrimaryAdvisorID); err != nil {
+			return nil, err
+		}
+	}
+	if ch.Priority != nil || len(ch.AddTags) > 0 || len(ch.RemoveTags) > 0 {
+		in := ent.UpdateLeadInput{Priority: ch.Priority, AppendTags: ch.AddTags}
+		if l, err = Update(ctx, c, id, in, ch.RemoveTags...); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func update(ctx context.Context, c *ent.Client, id uuid.UUID, in ent.UpdateLeadInput, removeTags []string) (*ent.Lead, error) {
 	if err := writable(ctx); err != nil {
 		return nil, err
+	}
+	// What the change is computed from (the amount its stage's sum holds,
+	// the tags it takes some away from) is read and held first, so that
+	// no change made meanwhile is lost.
+	amountChanges := in.RequestedAmount != nil || in.ClearRequestedAmount
+	var before *ent.Lead
+	if amountChanges || len(removeTags) > 0 {
+		var err error
+		if before, err = lockLead(ctx, c, id, lead.FieldStageID, lead.FieldRequestedAmount, lead.FieldTags); err != nil {
+			return nil, err
+		}
 	}
 	// entgql's generated Mutate appends input.Tags instead of
 	// input.AppendTags, so the append is applied here instead.
 	appendTags := in.AppendTags
 	in.AppendTags = nil
 	u := c.Lead.UpdateOneID(id).SetInput(in)
-	if len(appendTags) > 0 {
+	switch {
+	case len(removeTags) > 0:
+		if tags, changed := withoutTags(before.Tags, appendTags, removeTags); changed {
+			u.SetTags(tags)
+		}
+	case len(appendTags) > 0:
 		u.AppendTags(appendTags)
 	}
-	l, err := u.Save(ctx)
+	l, err := saveRecorded(ctx, c, u)
 	if err != nil {
 		return nil, err
 	}
-	// An update moves no lead between stages (MoveStage does): no counts.
+	if in.Industry != nil || in.ClearIndustry {
+		if err := store.KeepIndustryKey(ctx, c, l.ID, l.Industry); err != nil {
+			return nil, err
+		}
+	}
+	if amountChanges {
+		if err := rollup.RequestChanged(ctx, c, l.OrgID, l.StageID, before.RequestedAmount, l.RequestedAmount); err != nil {
+			return nil, err
+		}
+	}
+	// An update moves no lead between stages (MoveStage does).
 	if onBoard(u.Mutation()) {
 		board.Written(ctx, c, board.Change{OrgID: l.OrgID, Leads: []uuid.UUID{l.ID}})
 	}
-	// The activity entry and the notifications of an update go here.
 	return l, nil
+}
+
+// withoutTags is tags with add appended (as an append does) and remove
+// taken away, and whether that changes them.
+func withoutTags(tags, add, remove []string) ([]string, bool) {
+	out := slices.Concat(tags, add)
+	out = slices.DeleteFunc(out, func(t string) bool { return slices.Contains(remove, t) })
+	return out, !slices.Equal(out, tags)
+}
+
+// lockLead reads the lead's cols, within the viewer's organization, and
+// holds its row to the end of the transaction (store.LockLead).
+func lockLead(ctx context.Context, c *ent.Client, id uuid.UUID, cols ...string) (*ent.Lead, error) {
+	ps := []predicate.Lead{lead.ID(id)}
+	if v, ok := viewer.FromContext(ctx); ok && v.OrgID != uuid.Nil {
+		ps = append(ps, lead.OrgID(v.OrgID))
+	}
+	return store.LockLead(ctx, c, store.LeadRead{Cols: cols}, ps...)
 }
 
 // MoveStage moves the lead to the stage stageID and moves it between the
@@ -78,12 +204,12 @@ func MoveStage(ctx context.Context, c *ent.Client, id, stageID uuid.UUID) (*ent.
 		if err != nil {
 			return nil, err
 		}
-		if err := rollup.LeadMoved(ctx, c, l.OrgID, l.StageID, moved.StageID); err != nil {
+		if err := rollup.LeadMoved(ctx, c, l.OrgID, l.StageID, moved.StageID, l.RequestedAmount); err != nil {
 			return nil, err
 		}
 		// A stage shows on no agents board row.
-		// The activity entry and the notifications of a move go here.
-		return moved, nil
+		from, to := &ent.PipelineStage{ID: l.StageID}, &ent.PipelineStage{ID: moved.StageID}
+		return moved, recordStageChanged(ctx, c, moved, from, to)
 	})
 }
 
@@ -94,13 +220,8 @@ func Assign(ctx context.Context, c *ent.Client, id, advisorID uuid.UUID) (*ent.L
 		if err := writable(ctx); err != nil {
 			return nil, err
 		}
-		l, err := c.Lead.UpdateOneID(id).SetPrimaryAdvisorID(advisorID).Save(ctx)
-		if err != nil {
-			return nil, err
-		}
 		// The advisor is counted nowhere and shows on no agents board row.
-		// The activity entry and the notifications of an assignment go here.
-		return l, nil
+		return saveRecorded(ctx, c, c.Lead.UpdateOneID(id).SetPrimaryAdvisorID(advisorID))
 	})
 }
 
@@ -111,7 +232,7 @@ func MarkDoNotCall(ctx context.Context, c *ent.Client, l *ent.Lead, at time.Time
 		if err := writable(ctx); err != nil {
 			return nil, err
 		}
-		return c.Lead.UpdateOne(l).SetIsDoNotCall(true).SetDncAt(at).SetNillableDncReason(reason).Save(ctx)
+		return saveRecorded(ctx, c, c.Lead.UpdateOne(l).SetIsDoNotCall(true).SetDncAt(at).SetNillableDncReason(reason))
 	})
 }
 
@@ -132,7 +253,25 @@ func MoveLocked(ctx context.Context, c *ent.Client, l *ent.Lead, current, target
 	if err != nil {
 		return err
 	}
-	return rollup.LeadMoved(sys, c, l.OrgID, l.StageID, moved.StageID)
+	if err := rollup.LeadMoved(sys, c, l.OrgID, l.StageID, moved.StageID, l.RequestedAmount); err != nil {
+		return err
+	}
+	moved.ID, moved.OrgID = l.ID, l.OrgID
+	return recordStageChanged(ctx, c, moved, current, target)
+}
+
+// saveRecorded saves u and records the attributes it changed as a
+// lead.updated entry of the lead's history.
+func saveRecorded(ctx context.Context, c *ent.Client, u *ent.LeadUpdateOne) (*ent.Lead, error) {
+	b, err := readBefore(ctx, u.Mutation())
+	if err != nil {
+		return nil, err
+	}
+	l, err := u.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l, recordUpdated(ctx, c, l, b.changes())
 }
 
 // RecordConversion records that the lead converted at at (a funding that

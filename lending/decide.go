@@ -56,8 +56,9 @@ func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Ap
 
 // Decide records the lender's decision, stamped with its time, and counts
 // it in the lenders report. An approval emits application.approved, counts
-// the lead's first approval, and moves the lead to the approved slot; a
-// decline emits application.declined.
+// the lead's first approval, makes a stipulation of each condition (or,
+// with none, emits application.ready_to_fund), and moves the lead to the
+// approved slot; a decline emits application.declined.
 func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.Application, error) {
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
 		return decide(ctx, c, id, d)
@@ -89,12 +90,18 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 		if d.Conditions != nil {
 			u.SetConditions(d.Conditions)
 		}
+		if d.Approved {
+			u.SetStipulationsOutstanding(len(d.Conditions))
+		}
 		stampDecision(u, before, now)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if err := rollup.ApplicationMoved(ctx, c, a, 0); err != nil {
+		return nil, err
+	}
+	if err := recordDecided(ctx, c, a, l); err != nil {
 		return nil, err
 	}
 	if !d.Approved {
@@ -107,6 +114,9 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 		return nil, err
 	}
 	if err := countFirstApproval(ctx, c, l, a); err != nil {
+		return nil, err
+	}
+	if err := openStipulations(ctx, c, a); err != nil {
 		return nil, err
 	}
 	return a, moveLead(ctx, c, l, lendingrules.SlotApproved, nil)
@@ -149,7 +159,10 @@ func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) 
 		if err != nil {
 			return nil, err
 		}
-		return a, rollup.ApplicationMoved(ctx, c, a, 0)
+		if err := rollup.ApplicationMoved(ctx, c, a, 0); err != nil {
+			return nil, err
+		}
+		return a, recordWithdrawn(ctx, c, a)
 	})
 }
 

@@ -32,6 +32,9 @@ type Funding struct {
 	FundedAt      *time.Time
 	Commission    *money.Amount
 	AdvisorID     *uuid.UUID
+	// WaiveOutstanding funds an application that still has stipulations
+	// outstanding, waiving them with reason funded: the lender funded.
+	WaiveOutstanding bool
 }
 
 // Fund turns an approved application into a deal. The lead's row is taken
@@ -75,11 +78,14 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	if a.Status != application.StatusApproved {
 		return nil, lendingrules.Conflict(string(a.Status), lendingrules.Funded)
 	}
+	if err := settleStipulations(ctx, c, a, in.WaiveOutstanding); err != nil {
+		return nil, err
+	}
 	create, err := newDeal(ctx, c, in, a, l, rate)
 	if err != nil {
 		return nil, err
 	}
-	d, err := create.SetFundedAt(fundedAt).Save(ctx)
+	d, err := create.SetFundedAt(fundedAt).SetRenewalEligibleAt(lendingrules.RenewalEligibleAt(fundedAt.UTC(), *a.TermMonths)).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +100,7 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	}
 	err = c.Commission.Create().SetID(d.CommissionID).SetOrgID(d.OrgID).SetDealID(d.ID).SetLeadID(d.LeadID).
 		SetLenderID(d.LenderID).SetNillableAdvisorID(d.AdvisorID).SetExpectedAmount(d.ExpectedCommission).
+		SetNillableRenewalOfDealID(d.RenewalOfDealID).SetIsRenewal(d.IsRenewal).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("creating the commission: %w", err)
@@ -107,6 +114,9 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	data := map[string]any{"dealId": d.ID, "orgId": d.OrgID, "applicationId": d.ApplicationID, "lenderId": d.LenderID,
 		"fundedAmount": d.FundedAmount.String(), "commission": d.ExpectedCommission.String(), "advisorId": d.AdvisorID}
 	if err := events.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
+		return nil, err
+	}
+	if err := recordFunded(ctx, c, d, l); err != nil {
 		return nil, err
 	}
 	return d, moveLead(ctx, c, l, lendingrules.SlotWon, &d.FundedAt)
@@ -126,7 +136,8 @@ func newDeal(ctx context.Context, c *ent.Client, in Funding, a *ent.Application,
 	create := c.FundedDeal.Create().SetApplicationID(a.ID).SetFundedAmount(funded).
 		SetLeadID(a.LeadID).SetLenderID(a.LenderID).SetLenderName(a.LenderName).
 		SetInterestRate(*a.InterestRate).SetRateType(fundeddeal.RateType(*a.RateType)).SetTermMonths(*a.TermMonths).
-		SetCommissionID(uuid.Must(uuid.NewV7()))
+		SetCommissionID(uuid.Must(uuid.NewV7())).
+		SetNillableRenewalOfDealID(a.RenewalOfDealID).SetIsRenewal(a.IsRenewal)
 	if a.PaymentFrequency != nil {
 		create.SetPaymentFrequency(fundeddeal.PaymentFrequency(*a.PaymentFrequency))
 	}
@@ -231,7 +242,8 @@ func withdrawOthers(ctx context.Context, c *ent.Client, a *ent.Application, l *e
 	sys := rule.SystemContext(ctx)
 	others, err := c.Application.Query().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), sql.FieldIn(application.FieldStatus, lendingrules.Open...)).
-		Select(application.FieldOrgID, application.FieldLenderID, application.FieldSubmittedAt).All(sys)
+		Select(application.FieldOrgID, application.FieldLeadID, application.FieldLenderID, application.FieldLenderName,
+			application.FieldSubmittedAt).All(sys)
 	if err != nil {
 		return fmt.Errorf("reading the lead's other open applications: %w", err)
 	}
@@ -249,5 +261,24 @@ func withdrawOthers(ctx context.Context, c *ent.Client, a *ent.Application, l *e
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
-	return rollup.ApplicationsWithdrawn(ctx, c, a.OrgID, others)
+	if err := rollup.ApplicationsWithdrawn(ctx, c, a.OrgID, others); err != nil {
+		return err
+	}
+	return recordWithdrawn(ctx, c, others...)
+}
+
+// settleStipulations is the funding guard (PRODUCT 11.4): an application
+// with stipulations outstanding funds only when the funding says to waive
+// them, and they are then waived with reason funded.
+func settleStipulations(ctx context.Context, c *ent.Client, a *ent.Application, waive bool) error {
+	n := a.StipulationsOutstanding
+	if n == 0 {
+		return nil
+	}
+	if !waive {
+		return &apperr.Error{Code: apperr.Conflict, Field: "stipulations",
+			Message: fmt.Sprintf("the application has %d stipulation(s) outstanding: satisfy or waive them, or fund with waiveOutstanding", n),
+			Detail:  map[string]any{"outstanding": n}}
+	}
+	return waiveOutstanding(ctx, c, a)
 }

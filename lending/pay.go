@@ -91,6 +91,9 @@ func recordIn(ctx context.Context, c *ent.Client, p Payment, kind commissionpaym
 	if err := rollup.Payment(ctx, c, cm, fundedAt, paidBefore, paid); err != nil {
 		return nil, err
 	}
+	if err := recordPayment(ctx, c, cm, paid); err != nil {
+		return nil, err
+	}
 	if kind != commissionpayment.KindPayment {
 		return cm, nil
 	}

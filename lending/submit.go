@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/events"
@@ -32,6 +33,9 @@ type Submission struct {
 	Product         *application.Product
 	// ExternalRef is the lender's own reference, unique per lender.
 	ExternalRef, Notes *string
+	// RenewalOfDealID opens a renewal of a deal funded for the same lead
+	// (PRODUCT 12.3): the lead stays where it is.
+	RenewalOfDealID *uuid.UUID
 }
 
 // Submit sends the lead's deal to a lender: the lead and the lender must
@@ -74,17 +78,25 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRenewedDeal(sys, c, org, in); err != nil {
+		return nil, err
+	}
 	a, err := c.Application.Create().
 		SetLeadID(in.LeadID).SetLenderID(in.LenderID).SetNillableProduct(in.Product).
 		SetNillableExternalRef(in.ExternalRef).SetNillableNotes(in.Notes).
+		SetNillableRenewalOfDealID(in.RenewalOfDealID).SetIsRenewal(in.RenewalOfDealID != nil).
 		SetRequestedAmount(requested).SetStatus(application.StatusSubmitted).SetLenderName(ld.Name).
 		SetSubmittedAt(apitime.Now(ctx)).SetSubmittedBy(*events.Actor(ctx)).
-		SetWarnings(boxOf(ld).Warnings(fileOf(l, requested, in.Product))).
+		SetWarnings(boxOf(ld).Warnings(fileOf(l, &requested, in.Product))).
+		SetAmountBand(lendingrules.AmountBand(requested)).SetNillableIndustryKey(lendingrules.IndustryKey(l.Industry)).
 		Save(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := rollup.ApplicationSubmitted(ctx, c, a); err != nil {
+		return nil, err
+	}
+	if err := recordSubmitted(ctx, c, a); err != nil {
 		return nil, err
 	}
 	data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
@@ -97,7 +109,27 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 			return nil, err
 		}
 	}
+	if a.IsRenewal {
+		return a, nil // a renewal leaves the lead where its first deal put it
+	}
 	return a, moveLead(ctx, c, l, lendingrules.SlotApplication, nil)
+}
+
+// checkRenewedDeal refuses a renewal of a deal that is not one of the
+// lead's: another lead's, another organization's, or none.
+func checkRenewedDeal(ctx context.Context, c *ent.Client, org uuid.UUID, in Submission) error {
+	if in.RenewalOfDealID == nil {
+		return nil
+	}
+	ok, err := c.FundedDeal.Query().Where(fundeddeal.ID(*in.RenewalOfDealID),
+		fundeddeal.LeadID(in.LeadID), fundeddeal.OrgID(org)).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the renewed deal: %w", err)
+	}
+	if !ok {
+		return apperr.Invalid("renewalOfDealId", "must be a funded deal of the lead %s", in.LeadID)
+	}
+	return nil
 }
 
 // checkOpenAndRef refuses a second open application of the lead with the
@@ -163,7 +195,7 @@ func boxOf(ld *ent.Lender) lendingrules.Box {
 
 // fileOf is what the lead says of the deal. A revenue or a months count the
 // lead records in a form the box cannot compare is unknown, not a miss.
-func fileOf(l *ent.Lead, requested money.Amount, product *application.Product) lendingrules.File {
+func fileOf(l *ent.Lead, requested *money.Amount, product *application.Product) lendingrules.File {
 	f := lendingrules.File{Amount: requested, Industry: l.Industry}
 	if l.MonthlyRevenue != nil {
 		if rev, err := money.RoundDecimal(*l.MonthlyRevenue); err == nil {

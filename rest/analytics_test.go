@@ -110,11 +110,12 @@ var reportSelections = map[string]string{
 	"pipeline": `stages { stageId label semanticSlot leads }
 		funnel { leads applied approved funded conversion { applied approved funded overall } }
 		bySource { source leads funded fundedAmount }`,
-	"funding": `totals { deals fundedAmount averageAmount expectedCommission } series { periodStart deals fundedAmount }
+	"funding": `totals { deals fundedAmount averageAmount expectedCommission renewalDeals renewalAmount }
+		series { periodStart deals fundedAmount renewalDeals renewalAmount }
 		byLender { id name deals fundedAmount } byAdvisor { id name deals fundedAmount }`,
 	"lenders": `lenders { lenderId name submitted approved declined withdrawn funded approvalRate fundedAmount
 		medianSecondsToDecision declineCategories { category count } }`,
-	"commissions": `totals { expected paid outstanding clawedBack } series { periodStart paid clawedBack }
+	"commissions": `totals { expected paid outstanding clawedBack } renewal { expected paid } series { periodStart paid clawedBack }
 		byAdvisor { id name expected paid clawedBack outstanding } byLender { id name expected paid clawedBack outstanding }`,
 	"dialer": `agents { userId name calls answered talkSeconds averageTalkSeconds dispositions { code count } }
 		series { periodStart calls }`,
@@ -263,7 +264,8 @@ func TestAnalyticsFigures(t *testing.T) {
 	})
 	t.Run("Funding", func(t *testing.T) {
 		f := all["funding"]
-		wantTotals := map[string]any{"deals": 2.0, "fundedAmount": "240000.70", "averageAmount": "120000.35", "expectedCommission": "6500.01"}
+		wantTotals := map[string]any{"deals": 2.0, "fundedAmount": "240000.70", "averageAmount": "120000.35", "expectedCommission": "6500.01",
+			"renewalDeals": 0.0, "renewalAmount": "0.00"}
 		if !reflect.DeepEqual(f["totals"], wantTotals) {
 			t.Errorf("totals = %v, want %v", f["totals"], wantTotals)
 		}
@@ -352,7 +354,8 @@ func TestAnalyticsFigures(t *testing.T) {
 	t.Run("People", func(t *testing.T) {
 		// Maya's: lead A and d1; Sam's: d2, whose lead has no advisor.
 		if f := b.report(t, "funding", "advisorId="+b.sam)["totals"]; !reflect.DeepEqual(f, map[string]any{"deals": 1.0,
-			"fundedAmount": "200000.30", "averageAmount": "200000.30", "expectedCommission": "6000.01"}) {
+			"fundedAmount": "200000.30", "averageAmount": "200000.30", "expectedCommission": "6000.01",
+			"renewalDeals": 0.0, "renewalAmount": "0.00"}) {
 			t.Errorf("Sam's funding = %v", f)
 		}
 		if f := b.report(t, "pipeline", "advisorId="+b.maya)["funnel"].(map[string]any); f["leads"] != 1.0 || f["funded"] != 1.0 {

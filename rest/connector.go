@@ -42,7 +42,7 @@ func (h connectorHandlers) receive(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	r = r.WithContext(viewer.NewContext(r.Context(), viewer.Viewer{OrgID: org.ID, Scopes: connectorScopes}))
+	r = r.WithContext(viewer.NewContext(r.Context(), viewer.Viewer{OrgID: org.ID, Scopes: connectorScopes, Connector: true}))
 	obj, form, err := connectorBody(r)
 	if err != nil {
 		return err

@@ -47,6 +47,8 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 	e := resttest.New(t)
 	a := fixturesOf(t, e)
 	endpoint := inboundRequestFixture(t, e)
+	offersLead := offersFixture(t, e)
+	horizon := time.Now().UTC().AddDate(2, 0, 0).Format(time.RFC3339)
 	byID := func(typ string) string {
 		return `query($id: ID!) { node(id: $id) { ... on ` + typ + ` { id %s } } }`
 	}
@@ -57,21 +59,36 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 	automation := map[string]string{"trigger.event": "triggerEvent", "trigger.endpointId": "endpointId"}
 	automationParts := map[string]string{"conditions": "path op value", "actions": "type matchBy matchField tags stageId advisorId teamId reason"}
 	cases := map[string]counterpart{
-		"GET /status":                    {none: "service health, not a record"},
-		"GET /healthz":                   {none: "a liveness probe"},
-		"GET /readyz":                    {none: "a readiness probe"},
-		"GET /v1/openapi.json":           {none: "the REST document itself"},
-		"GET /v1/webhooks/catalog":       {none: "the event catalog, a document"},
-		"GET /v1/documents/{id}/content": {none: "a document's bytes; TestDocumentDownload compares them with what was uploaded"},
-		"GET /v1/analytics/pipeline":     {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/funding":      {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/lenders":      {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/commissions":  {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/dialer":       {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /status":                      {none: "service health, not a record"},
+		"GET /healthz":                     {none: "a liveness probe"},
+		"GET /auth/session":                {none: "a person's own session; GraphQL's me names who is signed in"},
+		"GET /auth/oidc/start":             {none: "a redirect to the OpenID provider, no record"},
+		"GET /auth/oidc/callback":          {none: "a redirect that signs a browser in, no record"},
+		"GET /readyz":                      {none: "a readiness probe"},
+		"GET /v1/openapi.json":             {none: "the REST document itself"},
+		"GET /v1/webhooks/catalog":         {none: "the event catalog, a document"},
+		"GET /v1/documents/{id}/content":   {none: "a document's bytes; TestDocumentDownload compares them with what was uploaded"},
+		"GET /v1/exports/leads.csv":        {none: "CSV of the list's resource; TestExportLeads holds its rows to GET /v1/leads"},
+		"GET /v1/exports/applications.csv": {none: "CSV of the list's resource; TestExportLending holds its rows to GET /v1/applications"},
+		"GET /v1/exports/funded-deals.csv": {none: "CSV of the list's resource; TestExportLending holds its rows to GET /v1/funded-deals"},
+		"GET /v1/exports/commissions.csv":  {none: "CSV of the list's resource; TestExportLending holds its rows to GET /v1/commissions"},
+		"GET /v1/analytics/pipeline":       {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/funding":        {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/lenders":        {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/commissions":    {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/dialer":         {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
 
 		"GET /v1/leads": {path: "/v1/leads?limit=50", query: page("leadsPage", "limit: 50"), at: "leadsPage.nodes", sub: leadStage},
 		"GET /v1/leads/{id}": {path: "/v1/leads/" + a.lead, query: `query($id: ID!) { lead(id: $id) { id %s } }`, vars: map[string]any{"id": a.lead},
 			at: "lead", sub: leadStage},
+		"GET /v1/leads/{id}/lender-matches": {path: "/v1/leads/" + a.lead + "/lender-matches",
+			query: `query($id: ID!) { lenderMatches(leadId: $id) { id: lenderId %s } }`, vars: map[string]any{"id": a.lead}, at: "lenderMatches",
+			sub: map[string]string{"misses": "field message", "components": "approvalRate fundedShare medianDaysToDecision sampleSize"}},
+		"GET /v1/leads/{id}/offers": {path: "/v1/leads/" + offersLead + "/offers",
+			query: `query($id: ID!) { lead(id: $id) { offers { id: applicationId %s } } }`, vars: map[string]any{"id": offersLead}, at: "lead.offers"},
+		"GET /v1/leads/{id}/activity": {path: "/v1/leads/" + a.lead + "/activity?limit=20",
+			query: `query($id: ID!) { lead(id: $id) { activity(first: 20) { edges { node { id %s } } } } }`, vars: map[string]any{"id": a.lead},
+			at: "lead.activity.edges.node", sub: map[string]string{"actor": "type id name", "changes": "field from to"}},
 		"GET /v1/stages": {path: "/v1/stages?limit=100", query: page("stagesPage", "limit: 100"), at: "stagesPage.nodes"},
 		"GET /v1/users": {path: "/v1/users?limit=100", query: page("usersPage", "limit: 100"), at: "usersPage.nodes",
 			renames: map[string]string{"teamName": "team.name"}},
@@ -81,10 +98,21 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 		"GET /v1/lenders/{id}":      {path: "/v1/lenders/" + a.lender, query: byID("Lender"), vars: map[string]any{"id": a.lender}, at: "node"},
 		"GET /v1/applications":      {path: "/v1/applications?limit=50", query: page("applicationsPage", "limit: 50"), at: "applicationsPage.nodes"},
 		"GET /v1/applications/{id}": {path: "/v1/applications/" + a.application, query: byID("Application"), vars: map[string]any{"id": a.application}, at: "node"},
-		"GET /v1/funded-deals":      {path: "/v1/funded-deals?limit=100", query: page("fundedDealsPage", "limit: 100"), at: "fundedDealsPage.nodes", renames: deal},
+		"GET /v1/funded-deals":      {path: "/v1/funded-deals?limit=50", query: page("fundedDealsPage", "limit: 50"), at: "fundedDealsPage.nodes", renames: deal},
+		// The queue's entries are named by their deal's id; two years on,
+		// the fixture's deal is due.
+		"GET /v1/renewals": {path: "/v1/renewals?limit=100&dueBefore=" + horizon,
+			query: `query($d: Time) { renewalQueue(where: {dueBefore: $d}, limit: 100) { nodes { id: dealId %s } } }`,
+			vars:  map[string]any{"d": horizon}, at: "renewalQueue.nodes"},
+		"GET /v1/stipulations": {path: "/v1/stipulations?limit=100&applicationId=" + a.application,
+			query: `query($a: ID) { stipulations(where: {applicationId: $a}, limit: 100) { nodes { id %s } } }`,
+			vars:  map[string]any{"a": a.application}, at: "stipulations.nodes"},
 		"GET /v1/funded-deals/{id}": {path: "/v1/funded-deals/" + a.deal, query: byID("FundedDeal"), vars: map[string]any{"id": a.deal}, at: "node", renames: deal},
 		"GET /v1/commissions":       {path: "/v1/commissions?limit=10", query: page("commissionsPage", "limit: 10"), at: "commissionsPage.nodes", sub: payments},
 		"GET /v1/commissions/{id}":  {path: "/v1/commissions/" + a.commission, query: byID("Commission"), vars: map[string]any{"id": a.commission}, at: "node", sub: payments},
+
+		"GET /v1/tasks": {path: "/v1/tasks?limit=100&leadId=" + a.lead, query: `query($l: ID) { tasks(where: {leadId: $l}, limit: 100) { nodes { id %s } } }`,
+			vars: map[string]any{"l": a.lead}, at: "tasks.nodes"},
 
 		"GET /v1/dialer/agents": {path: "/v1/dialer/agents?limit=100", query: page("agentsBoardPage", "limit: 100"), at: "agentsBoardPage.nodes",
 			restID: func(id string) string { return "pres_" + id }},

@@ -35,7 +35,7 @@ func NewEdge(cfg Config, db *store.DB, logger *slog.Logger) *Edge {
 // traced.
 func (e *Edge) Middleware() chi.Middlewares {
 	return chi.Middlewares{withClock(e.cfg.Now), withRequestID(e.logger), withAccessLog(e.cfg.Metrics), withRecovery, withAPIVersion,
-		withAuthentication(e.client, e.keys, e.cfg.Now), withRateLimit(e.limiter),
+		withAuthentication(e.client, e.keys, e.cfg.People, e.cfg.Now), withRateLimit(e.limiter),
 		withPinnedVersion, withBodyLimit(e.cfg.MaxBodyBytes, e.cfg.GraphQL.WithDefaults().Uploads.RequestLimit(e.cfg.MaxBodyBytes))}
 }
 
@@ -43,7 +43,7 @@ func (e *Edge) Middleware() chi.Middlewares {
 // key: it is re-checked while the socket is open, and each operation draws
 // from the rate budget the key's requests draw from.
 func (e *Edge) WebsocketKeys() graph.WebsocketKeys {
-	return websocketKeys{client: e.client, keys: e.keys, now: e.cfg.Now, limiter: e.limiter}
+	return websocketKeys{client: e.client, keys: e.keys, accounts: e.cfg.People, now: e.cfg.Now, limiter: e.limiter}
 }
 
 // GraphQLAuth authenticates a websocket's connection_init payload as the

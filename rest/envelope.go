@@ -18,6 +18,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -134,6 +135,11 @@ func errorStatus(w http.ResponseWriter, r *http.Request, err error) (*apperr.Err
 	}
 	if status == http.StatusUnauthorized {
 		challenge(w, r)
+	}
+	// A refusal that knows how long to wait (a sign-in lockout) says so,
+	// as the rate limiter's own refusals do.
+	if secs, ok := e.Detail["retryAfterSeconds"].(int); ok && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
 	if status >= 500 {
 		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", logPath(r))

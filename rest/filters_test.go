@@ -33,6 +33,8 @@ func TestLeadFilters(t *testing.T) {
 		"stageId=" + stages[2].ID.String():     {hot},
 		"primaryAdvisorId=" + maya.ID.String(): {hot},
 		"tags=hot":                             {warm, hot},
+		"search=co&priority=high":              {warm, hot}, // a search beside filters: newest first
+		"search=hot&tags=hot":                  {hot},
 		"tags=hot,callback":                    {hot},
 		"priority=high&source=web_form":        {},
 		"createdFrom=" + url.QueryEscape(created(warm)):                         {cold, warm},
@@ -45,7 +47,7 @@ func TestLeadFilters(t *testing.T) {
 	for _, c := range []struct{ query, field string }{
 		{"stageId=first", "stageId"}, {"primaryAdvisorId=maya", "primaryAdvisorId"}, {"priority=hot", "priority"},
 		{"source=fax", "source"}, {"createdFrom=yesterday", "createdFrom"}, {"createdTo=2026-02-30", "createdTo"},
-		{"search=hot&priority=high", "search"}, {"tags=" + strings.Repeat("x", 51), "tags"},
+		{"search=" + strings.Repeat("x", 201) + "&priority=high", "search"}, {"tags=" + strings.Repeat("x", 51), "tags"},
 		{"tags=" + manyTags(51), "tags"},
 		{"createdFrom=2026-03-11&createdTo=2026-03-10", "createdTo"},
 		{"createdFrom=" + url.QueryEscape(created(warm)) + "&createdTo=" + url.QueryEscape(created(warm)), "createdTo"},

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lendingpipe/svc/internal/password"
+	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/people"
+	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
@@ -59,6 +64,41 @@ func FuzzLeadBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzCall(t, e, "POST", "/v1/leads", nil, body)
 		fuzzCall(t, e, "PATCH", "/v1/leads/"+id, nil, body)
+	})
+}
+
+// Any body sent to POST /auth/sign-in is answered in the envelope: signed
+// in, refused (401, 422, 429) or malformed (400), never 500. The sign-in
+// budget is lifted and passwords hashed cheaply, so the fuzzer reaches
+// the checks rather than the limits.
+func FuzzSignInBody(f *testing.F) {
+	cheap := password.Params{Time: 1, MemoryKiB: 8, Threads: 1, SaltLen: 16, KeyLen: 32}
+	e := resttest.New(f, func(c *rest.Config) {
+		c.SignInsPerMinute = 1 << 30
+		c.People = people.New(people.Settings{Password: cheap})
+	})
+	u := e.NewUser(e.Org.ID, "Fay", "Fuzz", "advisor", "")
+	admin := viewer.NewContext(context.Background(), viewer.Viewer{OrgID: e.Org.ID, Scopes: []string{viewer.ScopeAdmin}})
+	accounts := people.New(people.Settings{Password: cheap})
+	inv, err := accounts.InviteUser(admin, e.DB.Client, u.ID)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := accounts.AcceptInvitation(context.Background(), e.DB.Client, inv.Token, "a long enough passphrase"); err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{`{"email":"` + u.Email + `","password":"a long enough passphrase"}`, `{"email":"` + u.Email + `","password":"wrong"}`,
+		`{}`, `[]`, `{"email":7}`, `{"email":"a@b.co","password":"x","extra":1}`, `{"email":"\u0000","password":""}`, `null`,
+		`{"email":"` + strings.Repeat("a", 5000) + `@x.co","password":"p"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		code := fuzzCall(t, e, "POST", "/auth/sign-in", nil, body)
+		switch code {
+		case http.StatusOK, http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusTooManyRequests:
+		default:
+			t.Fatalf("sign-in with %q: %d", body, code)
+		}
 	})
 }
 

@@ -27,6 +27,7 @@ type isolationCase struct {
 	body  any
 	scope string
 	open  bool // public or authenticated otherwise (HMAC, path token)
+	csv   bool // answers CSV, not JSON (the exports)
 }
 
 // TestTenantIsolationMatrix calls every route of the router's table, so a
@@ -38,20 +39,30 @@ func TestTenantIsolationMatrix(t *testing.T) {
 	a := fixturesOf(t, e)
 	_, otherKey := e.NewOrg("Other Shop", viewer.AllScopes...)
 	cases := map[string]isolationCase{
-		"GET /status":                             {path: "/status", open: true},
-		"GET /healthz":                            {path: "/healthz", open: true},
+		"GET /status":  {path: "/status", open: true},
+		"GET /healthz": {path: "/healthz", open: true},
+		// A person's own session: TestSessionIsolation holds sessions to
+		// their organization.
+		"POST /auth/sign-in":                      {path: "/auth/sign-in", open: true},
+		"GET /auth/session":                       {path: "/auth/session", open: true},
+		"POST /auth/sign-out":                     {path: "/auth/sign-out", open: true},
+		"GET /auth/oidc/start":                    {path: "/auth/oidc/start", open: true},
+		"GET /auth/oidc/callback":                 {path: "/auth/oidc/callback", open: true},
 		"GET /readyz":                             {path: "/readyz", open: true},
 		"GET /v1/openapi.json":                    {path: "/v1/openapi.json", open: true},
 		"GET /v1/webhooks/catalog":                {path: "/v1/webhooks/catalog", open: true},
 		"POST /v1/webhooks/inbound/{endpointKey}": {path: "/v1/webhooks/inbound/" + a.endpointKey, body: map[string]any{}, open: true},
 		"POST /v1/dialer/connect/{orgToken}":      {path: "/v1/dialer/connect/not-a-token", body: map[string]any{"type": "dnc"}, open: true},
 
-		"GET /v1/leads":              {path: "/v1/leads", scope: viewer.ScopeLeadsRead},
-		"POST /v1/leads":             {path: "/v1/leads", body: map[string]any{"businessName": "B's own"}, scope: viewer.ScopeLeadsWrite},
-		"GET /v1/leads/{id}":         {path: "/v1/leads/" + a.lead, scope: viewer.ScopeLeadsRead},
-		"PATCH /v1/leads/{id}":       {path: "/v1/leads/" + a.lead, body: map[string]any{"industry": "Taken"}, scope: viewer.ScopeLeadsWrite},
-		"POST /v1/leads/{id}/stage":  {path: "/v1/leads/" + a.lead + "/stage", body: map[string]any{"stageId": a.stage}, scope: viewer.ScopeLeadsWrite},
-		"POST /v1/leads/{id}/assign": {path: "/v1/leads/" + a.lead + "/assign", body: map[string]any{"advisorId": a.advisor}, scope: viewer.ScopeLeadsWrite},
+		"GET /v1/leads":                     {path: "/v1/leads", scope: viewer.ScopeLeadsRead},
+		"POST /v1/leads":                    {path: "/v1/leads", body: map[string]any{"businessName": "B's own"}, scope: viewer.ScopeLeadsWrite},
+		"GET /v1/leads/{id}":                {path: "/v1/leads/" + a.lead, scope: viewer.ScopeLeadsRead},
+		"PATCH /v1/leads/{id}":              {path: "/v1/leads/" + a.lead, body: map[string]any{"industry": "Taken"}, scope: viewer.ScopeLeadsWrite},
+		"POST /v1/leads/{id}/stage":         {path: "/v1/leads/" + a.lead + "/stage", body: map[string]any{"stageId": a.stage}, scope: viewer.ScopeLeadsWrite},
+		"POST /v1/leads/{id}/assign":        {path: "/v1/leads/" + a.lead + "/assign", body: map[string]any{"advisorId": a.advisor}, scope: viewer.ScopeLeadsWrite},
+		"GET /v1/leads/{id}/activity":       {path: "/v1/leads/" + a.lead + "/activity", scope: viewer.ScopeLeadsRead},
+		"GET /v1/leads/{id}/offers":         {path: "/v1/leads/" + a.lead + "/offers", scope: viewer.ScopeLendingRead},
+		"GET /v1/leads/{id}/lender-matches": {path: "/v1/leads/" + a.lead + "/lender-matches", scope: viewer.ScopeLendingRead},
 
 		"POST /v1/dialer/events": {path: "/v1/dialer/events", scope: viewer.ScopeDialerWrite, body: map[string]any{
 			"externalCallId": "iso-1", "userId": a.agent, "leadId": a.lead, "eventType": "call_started", "occurredAt": "2026-11-22T09:00:00Z"}},
@@ -63,11 +74,22 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"GET /v1/lenders":           {path: "/v1/lenders", scope: viewer.ScopeLendingRead},
 		"GET /v1/lenders/{id}":      {path: "/v1/lenders/" + a.lender, scope: viewer.ScopeLendingRead},
 		"GET /v1/applications":      {path: "/v1/applications", scope: viewer.ScopeLendingRead},
+		"GET /v1/stipulations":      {path: "/v1/stipulations?applicationId=" + a.application, scope: viewer.ScopeLendingRead},
 		"GET /v1/applications/{id}": {path: "/v1/applications/" + a.application, scope: viewer.ScopeLendingRead},
 		"GET /v1/funded-deals":      {path: "/v1/funded-deals", scope: viewer.ScopeLendingRead},
 		"GET /v1/funded-deals/{id}": {path: "/v1/funded-deals/" + a.deal, scope: viewer.ScopeLendingRead},
 		"GET /v1/commissions":       {path: "/v1/commissions", scope: viewer.ScopeLendingRead},
 		"GET /v1/commissions/{id}":  {path: "/v1/commissions/" + a.commission, scope: viewer.ScopeLendingRead},
+
+		"GET /v1/tasks": {path: "/v1/tasks?assigneeId=" + a.advisor + "&leadId=" + a.lead, scope: viewer.ScopeLeadsRead},
+		// Far enough ahead that org A's deal is due in A's own queue.
+		"GET /v1/renewals": {path: "/v1/renewals?advisorId=" + a.advisor + "&dueBefore=2100-01-01", scope: viewer.ScopeLendingRead},
+		// Another organization's export holds none of org A's rows, also
+		// when it filters by org A's ids.
+		"GET /v1/exports/leads.csv":        {path: "/v1/exports/leads.csv?stageId=" + a.stage, scope: viewer.ScopeLeadsRead, csv: true},
+		"GET /v1/exports/applications.csv": {path: "/v1/exports/applications.csv?leadId=" + a.lead, scope: viewer.ScopeLendingRead, csv: true},
+		"GET /v1/exports/funded-deals.csv": {path: "/v1/exports/funded-deals.csv?lenderId=" + a.lender, scope: viewer.ScopeLendingRead, csv: true},
+		"GET /v1/exports/commissions.csv":  {path: "/v1/exports/commissions.csv?dealId=" + a.deal, scope: viewer.ScopeLendingRead, csv: true},
 
 		"GET /v1/documents/{id}/content":  {path: "/v1/documents/" + a.document + "/content", scope: viewer.ScopeLendingRead},
 		"HEAD /v1/documents/{id}/content": {path: "/v1/documents/" + a.document + "/content", scope: viewer.ScopeLendingRead},
@@ -118,7 +140,11 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		}
 		method := strings.Fields(route)[0]
 		t.Run(route, func(t *testing.T) {
-			r := e.Do(resttest.Request{Method: method, Path: c.path, Key: otherKey, Body: c.body})
+			call := e.Do
+			if c.csv {
+				call = e.DoRaw
+			}
+			r := call(resttest.Request{Method: method, Path: c.path, Key: otherKey, Body: c.body})
 			for _, id := range a.hidden(t, c) {
 				if strings.Contains(string(r.Raw), id) {
 					t.Fatalf("another organization's key saw %s: %d %s", id, r.Status, r.Raw)
@@ -166,7 +192,7 @@ func routeTable(t *testing.T) []string {
 // orgFixtures are org A's resources the matrix aims at.
 type orgFixtures struct {
 	lead, stage, team, advisor, agent, subscription, delivery, endpoint, endpointKey, automation, run string
-	lender, application, deal, commission, document                                                   string
+	lender, application, deal, commission, document, task                                             string
 	installation                                                                                      string
 	automationBody                                                                                    map[string]any
 	keys                                                                                              map[string]string
@@ -174,7 +200,7 @@ type orgFixtures struct {
 
 func (f *orgFixtures) ids() []string {
 	return []string{f.lead, f.advisor, f.agent, strings.TrimPrefix(f.subscription, "whsub_"), strings.TrimPrefix(f.delivery, "msg_"),
-		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission, f.installation, f.document}
+		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission, f.installation, f.document, f.task}
 }
 
 // hidden lists the ids of org A that a call made with another
@@ -240,14 +266,17 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	f.application = field(gql(t, e, e.Key, `mutation($input: SubmitApplicationInput!) { submitApplication(input: $input) { id } }`,
 		map[string]any{"input": map[string]any{"leadId": f.lead, "lenderId": f.lender, "requestedAmount": "25000"}}),
 		"submitApplication")["id"].(string)
-	gql(t, e, e.Key, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, interestRate: "1.3", rateType: factor, termMonths: 6}) { id } }`,
+	gql(t, e, e.Key, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, interestRate: "1.3", rateType: factor, termMonths: 6, conditions: ["A's secret stipulation"]}) { id } }`,
 		map[string]any{"id": f.application})
-	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commission { id } } }`,
+	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id, waiveOutstanding: true}) { id commission { id } } }`,
 		map[string]any{"id": f.application}), "fundDeal")
 	f.deal, f.commission = deal["id"].(string), field(deal, "commission")["id"].(string)
 	up := e.Upload(e.Key, `mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
 		map[string]any{"r": f.lead}, resttest.File{Var: "file", Name: "secret.txt", Content: []byte("org A's secret\n")})
 	f.document = field(up.Body["data"].(map[string]any), "uploadDocument")["id"].(string)
+	// A task on the lead for its advisor.
+	f.task = field(gql(t, e, e.Key, `mutation($l: ID!, $u: ID!) { createTask(input: {leadId: $l, title: "A's secret task", dueAt: "2026-11-23T10:00:00Z", assigneeId: $u}) { id } }`,
+		map[string]any{"l": f.lead, "u": f.advisor}), "createTask")["id"].(string)
 	// An app of org A's installed in org A.
 	app := field(gql(t, e, e.Key, `mutation { registerApp(input: {name: "A's app", scopes: ["leads:read"]}) { id } }`, nil), "registerApp")
 	f.installation = field(field(gql(t, e, e.Key, `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { installation { id } } }`,

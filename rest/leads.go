@@ -30,16 +30,35 @@ type leadHandlers struct {
 
 func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	return list(w, r, leadResource, func(page, limit *int) (*graph.LeadPage, error) {
-		var search *string
-		if s, ok := r.URL.Query()["search"]; ok {
-			search = &s[0]
-		}
-		where, tags, err := leadFilters(r, h.resolver)
+		search, where, tags, err := leadListing(r, h.resolver)
 		if err != nil {
 			return nil, err
 		}
 		return h.resolver.Query().LeadsPage(r.Context(), page, limit, search, where, tags)
 	})
+}
+
+// export is GET /v1/exports/leads.csv: the leads GET /v1/leads lists
+// under the same search and filters, all of them.
+func (h leadHandlers) export(w http.ResponseWriter, r *http.Request) error {
+	search, where, tags, err := leadListing(r, h.resolver)
+	if err != nil {
+		return err
+	}
+	next, err := h.resolver.LeadRows(r.Context(), search, where, tags)
+	if err != nil {
+		return err
+	}
+	return writeCSV(w, r, leadExport, leadResource, next)
+}
+
+// leadListing reads GET /v1/leads' search and filters (leadFilters).
+func leadListing(r *http.Request, resolver *graph.Resolver) (search *string, where *ent.LeadWhereInput, tags []string, err error) {
+	if s, ok := r.URL.Query()["search"]; ok {
+		search = &s[0]
+	}
+	where, tags, err = leadFilters(r, resolver)
+	return search, where, tags, err
 }
 
 // leadFilters reads GET /v1/leads' filters into GraphQL's where (the

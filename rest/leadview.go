@@ -80,9 +80,10 @@ func leadResource(l *ent.Lead) Resource {
 
 func utcPtr(t *time.Time) *apitime.Time { return apitime.OfPtr(t) }
 
-func nonNilSlice(s []string) []string {
+// nonNilSlice renders none as an empty list, never null.
+func nonNilSlice[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -11,9 +11,11 @@ import (
 
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/stipulation"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // lendingHandlers translates /v1/lenders, /v1/applications,
@@ -50,16 +52,53 @@ func (h lendingHandlers) lender(w http.ResponseWriter, r *http.Request) error {
 
 func (h lendingHandlers) applications(w http.ResponseWriter, r *http.Request) error {
 	return list(w, r, applicationResource, func(page, limit *int) (*graph.ApplicationPage, error) {
-		leadID, lenderID, err := leadAndLender(r)
+		f, err := applicationFilter(r)
 		if err != nil {
 			return nil, err
 		}
-		status, err := typedEnumParam[application.Status](r, "status", enum.ApplicationStatuses)
-		if err != nil {
-			return nil, err
-		}
-		return h.resolver.Query().ApplicationsPage(r.Context(), leadID, lenderID, status, page, limit)
+		return h.resolver.Query().ApplicationsPage(r.Context(), f.LeadID, f.LenderID, f.Status, page, limit)
 	})
+}
+
+// stipulations is GET /v1/stipulations: GraphQL's stipulations(where:).
+func (h lendingHandlers) stipulations(w http.ResponseWriter, r *http.Request) error {
+	return list(w, r, stipulationResource, func(page, limit *int) (*graph.StipulationPage, error) {
+		var f lending.StipulationFilter
+		var err error
+		if f.ApplicationID, err = uuidParam(r, "applicationId"); err != nil {
+			return nil, err
+		}
+		if f.LeadID, err = uuidParam(r, "leadId"); err != nil {
+			return nil, err
+		}
+		if f.Status, err = typedEnumParam[stipulation.Status](r, "status", enum.StipulationStatuses); err != nil {
+			return nil, err
+		}
+		return h.resolver.Query().Stipulations(r.Context(), &f, page, limit)
+	})
+}
+
+// exportApplications is GET /v1/exports/applications.csv: every
+// application GET /v1/applications lists under the same filters.
+func (h lendingHandlers) exportApplications(w http.ResponseWriter, r *http.Request) error {
+	f, err := applicationFilter(r)
+	if err != nil {
+		return err
+	}
+	next, err := h.resolver.ApplicationRows(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	return writeCSV(w, r, applicationExport, applicationResource, next)
+}
+
+// applicationFilter reads GET /v1/applications' filters.
+func applicationFilter(r *http.Request) (f graph.ApplicationFilter, err error) {
+	if f.LeadID, f.LenderID, err = leadAndLender(r); err != nil {
+		return f, err
+	}
+	f.Status, err = typedEnumParam[application.Status](r, "status", enum.ApplicationStatuses)
+	return f, err
 }
 
 func (h lendingHandlers) application(w http.ResponseWriter, r *http.Request) error {
@@ -77,25 +116,42 @@ func (h lendingHandlers) application(w http.ResponseWriter, r *http.Request) err
 
 func (h lendingHandlers) fundedDeals(w http.ResponseWriter, r *http.Request) error {
 	return list(w, r, fundedDealResource, func(page, limit *int) (*graph.FundedDealPage, error) {
-		leadID, lenderID, err := leadAndLender(r)
-		if err != nil {
-			return nil, err
-		}
-		advisorID, err := uuidParam(r, "advisorId")
-		if err != nil {
-			return nil, err
-		}
-		from, err := timeParam(r, h.resolver, "fundedFrom", false)
-		if err != nil {
-			return nil, err
-		}
-		to, err := timeParam(r, h.resolver, "fundedTo", true)
+		f, err := h.fundedDealFilter(r)
 		if err != nil {
 			return nil, err
 		}
 		// The resolver refuses a fundedTo not after fundedFrom (422 naming fundedTo).
-		return h.resolver.Query().FundedDealsPage(r.Context(), leadID, lenderID, advisorID, from, to, page, limit)
+		return h.resolver.Query().FundedDealsPage(r.Context(), f.LeadID, f.LenderID, f.AdvisorID, f.From, f.To, page, limit)
 	})
+}
+
+// exportFundedDeals is GET /v1/exports/funded-deals.csv: every deal GET
+// /v1/funded-deals lists under the same filters.
+func (h lendingHandlers) exportFundedDeals(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.fundedDealFilter(r)
+	if err != nil {
+		return err
+	}
+	next, err := h.resolver.FundedDealRows(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	return writeCSV(w, r, fundedDealExport, fundedDealResource, next)
+}
+
+// fundedDealFilter reads GET /v1/funded-deals' filters.
+func (h lendingHandlers) fundedDealFilter(r *http.Request) (f graph.FundedDealFilter, err error) {
+	if f.LeadID, f.LenderID, err = leadAndLender(r); err != nil {
+		return f, err
+	}
+	if f.AdvisorID, err = uuidParam(r, "advisorId"); err != nil {
+		return f, err
+	}
+	if f.From, err = timeParam(r, h.resolver, "fundedFrom", false); err != nil {
+		return f, err
+	}
+	f.To, err = timeParam(r, h.resolver, "fundedTo", true)
+	return f, err
 }
 
 func (h lendingHandlers) fundedDeal(w http.ResponseWriter, r *http.Request) error {
@@ -113,24 +169,41 @@ func (h lendingHandlers) fundedDeal(w http.ResponseWriter, r *http.Request) erro
 
 func (h lendingHandlers) commissions(w http.ResponseWriter, r *http.Request) error {
 	return list(w, r, commissionResource, func(page, limit *int) (*graph.CommissionPage, error) {
-		dealID, err := uuidParam(r, "dealId")
+		f, err := commissionFilter(r)
 		if err != nil {
 			return nil, err
 		}
-		lenderID, err := uuidParam(r, "lenderId")
-		if err != nil {
-			return nil, err
-		}
-		advisorID, err := uuidParam(r, "advisorId")
-		if err != nil {
-			return nil, err
-		}
-		status, err := typedEnumParam[commission.Status](r, "status", enum.CommissionStatuses)
-		if err != nil {
-			return nil, err
-		}
-		return h.resolver.Query().CommissionsPage(r.Context(), dealID, lenderID, advisorID, status, page, limit)
+		return h.resolver.Query().CommissionsPage(r.Context(), f.DealID, f.LenderID, f.AdvisorID, f.Status, page, limit)
 	})
+}
+
+// exportCommissions is GET /v1/exports/commissions.csv: every commission
+// GET /v1/commissions lists under the same filters.
+func (h lendingHandlers) exportCommissions(w http.ResponseWriter, r *http.Request) error {
+	f, err := commissionFilter(r)
+	if err != nil {
+		return err
+	}
+	next, err := h.resolver.CommissionRows(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	return writeCSV(w, r, commissionExport, commissionResource, next)
+}
+
+// commissionFilter reads GET /v1/commissions' filters.
+func commissionFilter(r *http.Request) (f graph.CommissionFilter, err error) {
+	if f.DealID, err = uuidParam(r, "dealId"); err != nil {
+		return f, err
+	}
+	if f.LenderID, err = uuidParam(r, "lenderId"); err != nil {
+		return f, err
+	}
+	if f.AdvisorID, err = uuidParam(r, "advisorId"); err != nil {
+		return f, err
+	}
+	f.Status, err = typedEnumParam[commission.Status](r, "status", enum.CommissionStatuses)
+	return f, err
 }
 
 func (h lendingHandlers) commission(w http.ResponseWriter, r *http.Request) error {

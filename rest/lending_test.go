@@ -151,7 +151,8 @@ func newLendingBook(t *testing.T, e *resttest.Env) *lendingBook {
 	b.gql(t, `mutation($id: ID!) { markApplicationUnderwriting(id: $id) { id } }`, map[string]any{"id": b.a5})
 
 	b.d1FundedAt = b.e.Clock.Now().Add(-time.Hour)
-	b.d1, b.c1 = b.fund(t, map[string]any{"applicationId": b.a2, "fundedAt": b.d1FundedAt.Format(time.RFC3339)})
+	// Its two conditions are outstanding: the lender funded anyway.
+	b.d1, b.c1 = b.fund(t, map[string]any{"applicationId": b.a2, "fundedAt": b.d1FundedAt.Format(time.RFC3339), "waiveOutstanding": true})
 	b.d2FundedAt = b.e.Clock.Now().Add(-48 * time.Hour).Add(123 * time.Millisecond)
 	// An offset other than UTC: the deal is funded at the same instant.
 	at := b.d2FundedAt.In(time.FixedZone("", -5*3600)).Format(time.RFC3339Nano)
@@ -261,6 +262,7 @@ func TestApplications(t *testing.T) {
 			"externalRef": "SC-1001", "notes": nil, "decidedAt": nil, "approvedAmount": nil, "interestRate": nil,
 			"rateType": nil, "termMonths": nil, "paymentFrequency": nil, "conditions": []any{}, "declineReason": nil,
 			"declineCategory": nil, "withdrawnReason": "funded_elsewhere", "fundedDealId": nil,
+			"readyToFund": false, "stipulationsOutstanding": float64(0), "renewalOfDealId": nil, "isRenewal": false,
 			"warnings": []any{
 				"requestedAmount 50000.00 is above the lender's maxAmount 40000.00",
 				"the lead's monthlyRevenue 12000.00 is below the lender's minMonthlyRevenue 15000.50",
@@ -343,6 +345,7 @@ func TestFundedDeals(t *testing.T) {
 			"paymentFrequency": "monthly", "paybackAmount": nil,
 			"commission":   "500.00", // 40000.40 × 0.0125 = 500.005, half-even to the cent
 			"commissionId": b.c1, "fundedAt": ts(b.d1FundedAt), "createdAt": ts(b.created[b.d1]),
+			"renewalEligibleAt": renewalEligible(b.d1FundedAt, 24), "renewalOfDealId": nil, "isRenewal": false,
 		})
 		d2 := e.Get("/v1/funded-deals/"+b.d2, e.Key)
 		mustStatus(t, d2, http.StatusOK)
@@ -353,6 +356,7 @@ func TestFundedDeals(t *testing.T) {
 			"paybackAmount":    "270000.40", // 200000.30 × 1.35 = 270000.405, half-even to the cent
 			"commission":       "6000.01",   // 200000.30 × 0.03 = 6000.009
 			"commissionId":     b.c2, "fundedAt": ts(b.d2FundedAt), "createdAt": ts(b.created[b.d2]),
+			"renewalEligibleAt": renewalEligible(b.d2FundedAt, 9), "renewalOfDealId": nil, "isRenewal": false,
 		})
 	})
 	t.Run("Filters", func(t *testing.T) {
@@ -389,8 +393,10 @@ func TestFundedDeals(t *testing.T) {
 		// as in the reports: the day of d2's funding holds d2 alone.
 		day := b.d2FundedAt.UTC().Format(time.DateOnly)
 		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+day+"&fundedTo="+day, e.Key), b.d2)
-		next := b.d2FundedAt.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
-		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+next+"&fundedTo="+next, e.Key))
+		// The day before d2's holds none. (The day after may hold d1, funded
+		// an hour before now, when now is within an hour of midnight.)
+		before := b.d2FundedAt.UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+before+"&fundedTo="+before, e.Key))
 	})
 	t.Run("ErrMalformedFilter", func(t *testing.T) {
 		from := url.QueryEscape(b.d2FundedAt.Format(time.RFC3339))
@@ -425,6 +431,7 @@ func TestCommissions(t *testing.T) {
 				map[string]any{"amount": "200.00", "kind": "payment", "paidAt": ts(b.c1PaidFirst), "reference": "ACH-1"},
 			},
 			"createdAt": ts(b.created[b.c1]), "updatedAt": c1["attributes"].(map[string]any)["updatedAt"],
+			"renewalOfDealId": nil, "isRenewal": false,
 		})
 		one := e.Get("/v1/commissions/"+b.c2, e.Key)
 		mustStatus(t, one, http.StatusOK)
@@ -436,6 +443,7 @@ func TestCommissions(t *testing.T) {
 				map[string]any{"amount": "400.00", "kind": "clawback", "paidAt": ts(b.c2ClawedBackAt), "reference": "CB-9"},
 			},
 			"createdAt": ts(b.created[b.c2]), "updatedAt": one.Attr("updatedAt"),
+			"renewalOfDealId": nil, "isRenewal": false,
 		})
 		// The list and the read by id show the same commission.
 		if !reflect.DeepEqual(one.Data(), r.Items()[0]) {
@@ -558,4 +566,16 @@ func TestLendingMatchesGraphQL(t *testing.T) {
 			t.Errorf("deal %d: GraphQL %v, REST %v", i, g, item)
 		}
 	}
+}
+
+// renewalEligible is when a deal funded at funded for term months may
+// renew (PRODUCT 12.2), computed here by hand: half the term in calendar
+// months, rounded up, on the same day of the month in UTC, or the month's
+// last day when it has no such day.
+func renewalEligible(funded time.Time, term int) string {
+	t := funded.UTC()
+	y, m, d := t.Date()
+	target := m + time.Month((term+1)/2)
+	last := time.Date(y, target+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return ts(time.Date(y, target, min(d, last), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 )
 
@@ -63,6 +64,10 @@ type applicationAttributes struct {
 	WithdrawnReason  *string       `json:"withdrawnReason" description:"Why it was withdrawn: funded_elsewhere when another application of the lead was funded; null unless withdrawn."`
 	Warnings         []string      `json:"warnings" description:"The criteria of the lender's box the submission missed, one sentence each; empty when none."`
 	FundedDealID     *uuid.UUID    `json:"fundedDealId" description:"The deal the application became; null unless funded."`
+	ReadyToFund      bool          `json:"readyToFund" description:"Whether it may fund as it stands: approved, with no stipulation outstanding."`
+	Outstanding      int           `json:"stipulationsOutstanding" minimum:"0" description:"How many of its stipulations are outstanding."`
+	RenewalOfDealID  *uuid.UUID    `json:"renewalOfDealId" description:"The funded deal of the same lead this application renews; null unless a renewal."`
+	IsRenewal        bool          `json:"isRenewal" description:"Whether the application renews an earlier deal of its lead."`
 	CreatedAt        apitime.Time  `json:"createdAt"`
 	UpdatedAt        apitime.Time  `json:"updatedAt"`
 }
@@ -75,6 +80,9 @@ func applicationResource(a *ent.Application) Resource {
 		ApprovedAmount: a.ApprovedAmount, InterestRate: a.InterestRate, TermMonths: a.TermMonths,
 		Conditions: nonNilSlice(a.Conditions), DeclineReason: a.DeclineReason, WithdrawnReason: a.WithdrawnReason,
 		Warnings: nonNilSlice(a.Warnings), FundedDealID: a.FundedDealID,
+		ReadyToFund:     lendingrules.ReadyToFund(a.Status.String(), a.StipulationsOutstanding),
+		Outstanding:     a.StipulationsOutstanding,
+		RenewalOfDealID: a.RenewalOfDealID, IsRenewal: a.IsRenewal,
 		CreatedAt: apitime.Of(a.CreatedAt), UpdatedAt: apitime.Of(a.UpdatedAt),
 	}
 	v.Product = enumPtr(a.Product)
@@ -102,6 +110,9 @@ type fundedDealAttributes struct {
 	Commission       money.Amount  `json:"commission" description:"The commission expected: fundedAmount × the lender's commissionRate (half-even to the cent) unless given at funding. GraphQL names it FundedDeal.expectedCommission."`
 	CommissionID     uuid.UUID     `json:"commissionId" description:"The deal's commission record (GET /v1/commissions/{id})."`
 	FundedAt         apitime.Time  `json:"fundedAt"`
+	RenewalEligible  *apitime.Time `json:"renewalEligibleAt" description:"When the merchant may renew: fundedAt plus half the term in calendar months, rounded up (clamped to the month's last day)."`
+	RenewalOfDealID  *uuid.UUID    `json:"renewalOfDealId" description:"The deal of the same lead this one renews; null unless a renewal."`
+	IsRenewal        bool          `json:"isRenewal" description:"Whether the deal renews an earlier deal of its lead."`
 	CreatedAt        apitime.Time  `json:"createdAt"`
 }
 
@@ -111,7 +122,8 @@ func fundedDealResource(d *ent.FundedDeal) Resource {
 		AdvisorID: d.AdvisorID, FundedAmount: d.FundedAmount, InterestRate: d.InterestRate, RateType: d.RateType.String(),
 		TermMonths: d.TermMonths, PaymentFrequency: enumPtr(d.PaymentFrequency), PaybackAmount: d.PaybackAmount,
 		Commission: d.ExpectedCommission, CommissionID: d.CommissionID,
-		FundedAt: apitime.Of(d.FundedAt), CreatedAt: apitime.Of(d.CreatedAt),
+		FundedAt: apitime.Of(d.FundedAt), RenewalEligible: utcPtr(d.RenewalEligibleAt),
+		RenewalOfDealID: d.RenewalOfDealID, IsRenewal: d.IsRenewal, CreatedAt: apitime.Of(d.CreatedAt),
 	}}
 }
 
@@ -126,6 +138,8 @@ type commissionAttributes struct {
 	PaidAmount     money.Amount  `json:"paidAmount" description:"The sum of the payments minus the sum of the clawbacks."`
 	Status         string        `json:"status" enum:"CommissionStatus"`
 	Payments       []paymentView `json:"payments" description:"The payments and clawbacks, oldest paidAt first."`
+	RenewalOfDeal  *uuid.UUID    `json:"renewalOfDealId" description:"The deal the commission's deal renews; null unless a renewal."`
+	IsRenewal      bool          `json:"isRenewal" description:"Whether the commission's deal renews an earlier deal of its lead."`
 	CreatedAt      apitime.Time  `json:"createdAt"`
 	UpdatedAt      apitime.Time  `json:"updatedAt"`
 }
@@ -146,7 +160,7 @@ func commissionResource(c *ent.Commission) Resource {
 	return Resource{ID: c.ID.String(), Type: "commission", Attributes: commissionAttributes{
 		DealID: c.DealID, LeadID: c.LeadID, LenderID: c.LenderID, AdvisorID: c.AdvisorID,
 		ExpectedAmount: c.ExpectedAmount, PaidAmount: c.PaidAmount, Status: c.Status.String(), Payments: payments,
-		CreatedAt: apitime.Of(c.CreatedAt), UpdatedAt: apitime.Of(c.UpdatedAt),
+		RenewalOfDeal: c.RenewalOfDealID, IsRenewal: c.IsRenewal, CreatedAt: apitime.Of(c.CreatedAt), UpdatedAt: apitime.Of(c.UpdatedAt),
 	}}
 }
 
@@ -157,4 +171,29 @@ func enumPtr[E ~string](v *E) *string {
 	}
 	s := string(*v)
 	return &s
+}
+
+// stipulationAttributes is a stipulation (PRODUCT 11), as GraphQL's
+// Stipulation shows it.
+type stipulationAttributes struct {
+	ApplicationID uuid.UUID     `json:"applicationId"`
+	LeadID        uuid.UUID     `json:"leadId"`
+	Text          string        `json:"text" minLength:"1" maxLength:"100" description:"What is owed."`
+	Status        string        `json:"status" enum:"StipulationStatus"`
+	DocumentIDs   []uuid.UUID   `json:"documentIds" description:"The documents that satisfied it; empty unless received."`
+	ReceivedAt    *apitime.Time `json:"receivedAt" description:"When it was received; null unless received."`
+	WaivedAt      *apitime.Time `json:"waivedAt" description:"When it was waived; null unless waived."`
+	WaivedBy      *string       `json:"waivedBy" description:"Who waived it: user:<id>, the API key's id, automation:<id> or system; null unless waived."`
+	WaiveReason   *string       `json:"waiveReason" description:"Why it was waived (funded when a funding waived it); null unless waived."`
+	CreatedAt     apitime.Time  `json:"createdAt"`
+	UpdatedAt     apitime.Time  `json:"updatedAt"`
+}
+
+func stipulationResource(s *ent.Stipulation) Resource {
+	return Resource{ID: s.ID.String(), Type: "stipulation", Attributes: stipulationAttributes{
+		ApplicationID: s.ApplicationID, LeadID: s.LeadID, Text: s.Text, Status: s.Status.String(),
+		DocumentIDs: nonNilSlice(s.DocumentIds), ReceivedAt: utcPtr(s.ReceivedAt), WaivedAt: utcPtr(s.WaivedAt),
+		WaivedBy: s.WaivedBy, WaiveReason: s.WaiveReason,
+		CreatedAt: apitime.Of(s.CreatedAt), UpdatedAt: apitime.Of(s.UpdatedAt),
+	}}
 }

@@ -42,7 +42,7 @@ var rangeBounds = []any{"2026-02-30", "yesterday", "2026-01-01T25:00:00Z"}
 // values of a plain string an operation reads further.
 var extraProbes = map[string][]any{
 	"from": rangeBounds, "to": rangeBounds, "createdFrom": rangeBounds, "createdTo": rangeBounds,
-	"fundedFrom": rangeBounds, "fundedTo": rangeBounds,
+	"fundedFrom": rangeBounds, "fundedTo": rangeBounds, "dueBefore": rangeBounds,
 	"timezone": {"Mars/Olympus", strings.Repeat("Z", 100000)},
 	"tags":     {strings.Repeat("t", 51)},
 	"status":   {"bogus_value"},
@@ -141,10 +141,18 @@ func twinsOf(a *orgFixtures) map[string]twin {
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"probe"}}}}
 	now := apitime.Format(time.Now())
 	call := map[string]any{"externalCallId": "probe-call", "userId": a.agent, "eventType": "call_started", "occurredAt": now}
-	return mergeTwins(page, map[string]twin{
+	twins := mergeTwins(page, map[string]twin{
 		"GET /v1/leads": {path: "/v1/leads", field: "leadsPage", names: map[string]string{"stageId": "where.stageId",
 			"primaryAdvisorId": "where.primaryAdvisorId", "priority": "where.priority", "source": "where.source",
 			"createdFrom": "where.createdAtGTE", "createdTo": "where.createdAtLT"}},
+		"GET /v1/leads/{id}/lender-matches": {path: "/v1/leads/" + a.lead + "/lender-matches", field: "lenderMatches",
+			fixed: map[string]any{"leadId": a.lead}},
+		"GET /v1/renewals": {path: "/v1/renewals", field: "renewalQueue", names: map[string]string{
+			"advisorId": "where.advisorId", "dueBefore": "where.dueBefore"}},
+		"GET /v1/stipulations": {path: "/v1/stipulations", field: "stipulations", names: map[string]string{
+			"applicationId": "where.applicationId", "leadId": "where.leadId", "status": "where.status"}},
+		"GET /v1/tasks": {path: "/v1/tasks", field: "tasks", names: map[string]string{"assigneeId": "where.assigneeId",
+			"status": "where.status", "leadId": "where.leadId", "dueBefore": "where.dueBefore"}},
 		"GET /v1/app-webhooks/{id}/deliveries": {path: "/v1/app-webhooks/" + a.subscription + "/deliveries", field: "webhookDeliveries",
 			fixed: map[string]any{"subscriptionId": subscription}},
 		"GET /v1/automations/{id}/runs": {path: "/v1/automations/" + a.automation + "/runs", field: "automationRuns",
@@ -153,6 +161,8 @@ func twinsOf(a *orgFixtures) map[string]twin {
 			fixed: map[string]any{"endpointId": a.endpoint}},
 		"GET /v1/automations": {path: "/v1/automations", field: "automations",
 			none: map[string]string{"page": "GraphQL lists automations as a connection (first, after)", "limit": "as page"}},
+		"GET /v1/leads/{id}/activity": {path: "/v1/leads/" + a.lead + "/activity", field: "lead",
+			none: map[string]string{"page": "GraphQL reads a lead's history as a connection, Lead.activity(first, after)", "limit": "as page"}},
 
 		"POST /v1/leads": {path: "/v1/leads", body: leadBody, field: "createLead", input: "input",
 			names: map[string]string{"assignToAdvisorId": "primaryAdvisorId"}},
@@ -178,9 +188,24 @@ func twinsOf(a *orgFixtures) map[string]twin {
 		"POST /v1/dialer/events": {path: "/v1/dialer/events", body: call, field: "recordCallEvent", input: "input"},
 		"POST /v1/dialer/disposition": {path: "/v1/dialer/disposition", field: "recordDisposition", input: "input",
 			body: map[string]any{"externalCallId": "probe-call", "userId": a.agent, "disposition": "interested", "occurredAt": now}},
+		"POST /auth/sign-in": {path: "/auth/sign-in", none: map[string]string{
+			"email":    "signing in is REST's alone: the cookie is set on the HTTP answer",
+			"password": "as email"}},
+		"GET /auth/oidc/callback": {path: "/auth/oidc/callback", none: map[string]string{
+			"code":              "single sign-on is REST's alone: the provider sends the browser back to this URL",
+			"state":             "as code",
+			"error":             "as code",
+			"error_description": "as code"}},
 		"POST /v1/dialer/presence": {path: "/v1/dialer/presence", field: "updatePresence", input: "input",
 			body: map[string]any{"userId": a.agent, "status": "online"}},
 	})
+	// An export takes its list's filters: the list's twin is its twin.
+	for _, x := range []string{"leads", "applications", "funded-deals", "commissions"} {
+		tw := twins["GET /v1/"+x]
+		tw.path = "/v1/exports/" + x + ".csv"
+		twins["GET "+tw.path] = tw
+	}
+	return twins
 }
 
 func mergeTwins(a, b map[string]twin) map[string]twin {

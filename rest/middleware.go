@@ -29,6 +29,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/people"
 )
 
 // API versions (SPEC 9). A client may pin one with the SVC-API-Version
@@ -167,19 +168,29 @@ type authKey struct{}
 type authResult struct {
 	viewer viewer.Viewer
 	err    error // nil when authenticated
+	// session is the live session the cookie named, when the request
+	// authenticated by cookie; set even when err refuses the request for
+	// its CSRF token or origin. sessionToken is the cookie's token, which
+	// a websocket re-checks while open.
+	session      *people.Session
+	sessionToken string
 }
 
-// withAuthentication resolves the bearer key, if any, but rejects nothing:
+// withAuthentication resolves the caller, if any, but rejects nothing:
 // the rate limiter must first see who is calling (every response carries
-// the rate-limit headers, 401s included), and public routes need no key.
-func withAuthentication(client *ent.Client, keys *store.KeyCache, now func() time.Time) func(http.Handler) http.Handler {
+// the rate-limit headers, 401s included), and public routes need no
+// credential. A Bearer key wins over the session cookie when a request
+// carries both (PRODUCT 9.3).
+func withAuthentication(client *ent.Client, keys *store.KeyCache, accounts *people.Accounts, now func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			var res authResult
 			if h := r.Header.Get("Authorization"); h != "" {
 				res = authenticate(r.Context(), client, keys, h, now(), store.KeyCacheTTL)
+			} else if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+				res = sessionAuth(r, accounts, client, c.Value)
 			} else {
-				res.err = apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")
+				res.err = apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header, or the session cookie of a person signed in")
 			}
 			ctx := context.WithValue(r.Context(), authKey{}, res)
 			if res.err == nil {
@@ -219,7 +230,16 @@ func RequireAuthOrWebsocket(next http.Handler) http.Handler {
 		graph.WriteRequestError(w, r, status, e)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		res, _ := r.Context().Value(authKey{}).(authResult)
+		// A websocket without an Authorization header authenticates in
+		// the protocol, unless its cookie named a live session: then that
+		// session's rules hold (its origin), and it is the caller.
+		if r.Header.Get("Authorization") == "" && isWebsocket(r) && (res.session == nil || res.err == nil) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Accepting an invitation needs no credential: its token is one.
+		if r.Header.Get("Authorization") == "" && res.session == nil && graph.PublicOperation(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -227,10 +247,15 @@ func RequireAuthOrWebsocket(next http.Handler) http.Handler {
 	})
 }
 
-// graphqlAuth authenticates a websocket's connection_init payload.
+// graphqlAuth authenticates a websocket's connection_init payload. A
+// socket whose upgrade carried a live session's cookie (from this
+// service's own origin) needs none: the person is the caller.
 func graphqlAuth(client *ent.Client, keys *store.KeyCache, now func() time.Time) graph.Authenticator {
 	return func(ctx context.Context, header string) (context.Context, error) {
 		if header == "" {
+			if res, _ := ctx.Value(authKey{}).(authResult); res.session != nil && res.err == nil {
+				return viewer.NewContext(ctx, res.viewer), nil
+			}
 			return ctx, apperr.New(apperr.Unauthorized, "missing Authorization in the connection_init payload")
 		}
 		res := authenticate(ctx, client, keys, header, now(), store.KeyCacheTTL)
@@ -245,13 +270,26 @@ func graphqlAuth(client *ent.Client, keys *store.KeyCache, now func() time.Time)
 // rules for their key: it is re-checked while the socket is open, and each
 // operation draws from the rate budget its requests draw from.
 type websocketKeys struct {
-	client  *ent.Client
-	keys    *store.KeyCache
-	now     func() time.Time
-	limiter *rateLimiter
+	client   *ent.Client
+	keys     *store.KeyCache
+	accounts *people.Accounts
+	now      func() time.Time
+	limiter  *rateLimiter
 }
 
+// Recheck authenticates the socket's key again, or, for a socket opened
+// with the session cookie, its session: a sign-out, reset or deactivation
+// on any replica closes it (4401) at the next check.
 func (k websocketKeys) Recheck(ctx context.Context, authorization string, maxAge time.Duration) error {
+	if authorization == "" {
+		if res, _ := ctx.Value(authKey{}).(authResult); res.sessionToken != "" {
+			_, _, err := k.accounts.Authenticate(ctx, k.client, res.sessionToken)
+			if errors.Is(err, people.ErrNoSession) {
+				return apperr.New(apperr.Unauthorized, "the session has ended; sign in again")
+			}
+			return err
+		}
+	}
 	return authenticate(ctx, k.client, k.keys, authorization, k.now(), maxAge).err
 }
 
@@ -302,6 +340,10 @@ type rateLimiter struct {
 	*httprate.RateLimiter
 	limit  int
 	window time.Duration
+	// signIns counts each client address's sign-in attempts
+	// (signInLimit a minute), in the same store as the API's.
+	signIns     *httprate.RateLimiter
+	signInLimit int
 }
 
 func newRateLimiter(cfg Config, logger *slog.Logger) *rateLimiter {
@@ -309,10 +351,16 @@ func newRateLimiter(cfg Config, logger *slog.Logger) *rateLimiter {
 	opts := []httprate.Option{httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, l.refusal(w.Header()))
 	})}
-	if counter := redisCounter(cfg, logger); counter != nil {
+	if counter := redisCounter(cfg, cfg.RateWindow, "", logger); counter != nil {
 		opts = append(opts, httprate.WithLimitCounter(counter))
 	}
 	l.RateLimiter = httprate.NewRateLimiter(cfg.RateLimit, cfg.RateWindow, opts...)
+	var signInOpts []httprate.Option
+	if counter := redisCounter(cfg, time.Minute, ":signin", logger); counter != nil {
+		signInOpts = append(signInOpts, httprate.WithLimitCounter(counter))
+	}
+	l.signInLimit = cfg.SignInsPerMinute
+	l.signIns = httprate.NewRateLimiter(cfg.SignInsPerMinute, time.Minute, signInOpts...)
 	return l
 }
 
@@ -361,7 +409,7 @@ func (headerSink) WriteHeader(int)             {}
 // limit together. When Redis does not answer within 100 ms the counter
 // falls back to this process's memory (logged), and returns to Redis once
 // it answers again: an outage loosens the limit rather than failing requests.
-func redisCounter(cfg Config, logger *slog.Logger) httprate.LimitCounter {
+func redisCounter(cfg Config, window time.Duration, suffix string, logger *slog.Logger) httprate.LimitCounter {
 	if cfg.RedisURL == "" {
 		return nil
 	}
@@ -376,7 +424,7 @@ func redisCounter(cfg Config, logger *slog.Logger) httprate.LimitCounter {
 		prefix = "svc:ratelimit"
 	}
 	return httprateredis.NewCounter(&httprateredis.Config{
-		Client: redis.NewClient(opts), WindowLength: cfg.RateWindow, PrefixKey: prefix,
+		Client: redis.NewClient(opts), WindowLength: window, PrefixKey: prefix + suffix,
 		OnError: func(err error) { logger.Warn("rate-limit counter in Redis", "err", err) },
 		OnFallbackChange: func(local bool) {
 			logger.Warn("rate-limit counters", "local_fallback", local)
@@ -390,16 +438,28 @@ func rateKey(r *http.Request) string {
 	if v, ok := viewer.FromContext(r.Context()); ok {
 		return keyRateKey(v)
 	}
-	// The TCP peer: behind a proxy every client shares its bucket, which
-	// errs on the safe side until a trusted forwarded-for source is configured.
+	return "ip:" + clientAddress(r)
+}
+
+// clientAddress is the request's client address: the TCP peer. Behind a
+// proxy every client shares its bucket, which errs on the safe side until
+// a trusted forwarded-for source is configured.
+func clientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	return "ip:" + httprate.CanonicalizeIP(host)
+	return httprate.CanonicalizeIP(host)
 }
 
-func keyRateKey(v viewer.Viewer) string { return "key:" + v.KeyID.String() }
+// keyRateKey is the budget of a credential: a person's session draws from
+// its own, an API key or app token from the key's.
+func keyRateKey(v viewer.Viewer) string {
+	if v.SessionID != uuid.Nil {
+		return "session:" + v.SessionID.String()
+	}
+	return "key:" + v.KeyID.String()
+}
 
 // statusRecorder remembers the status for the access log.
 type statusRecorder struct {

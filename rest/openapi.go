@@ -127,7 +127,11 @@ func tags() []m {
 		{"name": "inbound", "description": "Inbound webhook endpoints and the HMAC-verified receiver."},
 		{"name": "automations", "description": "Automations triggered by inbound webhooks or events, and their runs."},
 		{"name": "apps", "description": "The apps installed by the organization; GraphQL registers, installs and uninstalls them."},
+		{"name": "tasks", "description": "Follow-ups on leads, each assigned to a user and due at a time: listed here; GraphQL creates, changes, completes and reopens them."},
+		{"name": "renewals", "description": "Funded deals whose merchant may renew: the queue, earliest eligible first; a renewal starts as an application (submitApplication with renewalOfDealId)."},
+		{"name": "exports", "description": "Each list's every row as a CSV file, streamed: leads, applications, funded deals and commissions."},
 		{"name": "documents", "description": "The files attached to leads, applications and funded deals: downloads here; GraphQL uploads and lists them."},
+		{"name": "sign-in", "description": "People signing in to the console, with a password or single sign-on: the session cookie, beside the API keys integrators send."},
 		{"name": "meta", "description": "Health, status and this document."},
 	}
 }
@@ -136,6 +140,8 @@ func securitySchemes() m {
 	return m{
 		"bearerAuth": m{"type": "http", "scheme": "bearer", "bearerFormat": "svc_{prefix}_{secret}",
 			"description": "An API key (svc_live_...) or app token (svc_at_...). Each operation names the scope it needs in x-required-scope."},
+		"sessionCookie": m{"type": "apiKey", "in": "cookie", "name": "svc_session",
+			"description": "The session of a person signed in (POST /auth/sign-in), with the role's scopes. Every request that can change anything (any method but GET, HEAD and OPTIONS) also carries the session's X-CSRF-Token, else 403. A request with a Bearer credential uses it instead."},
 		"inboundSignature": m{"type": "apiKey", "in": "header", "name": "X-svc-Signature",
 			"description": "HMAC-SHA256 of the raw body (or of \"<X-Webhook-Timestamp>.<raw body>\" when that header is sent) with the endpoint's secret, hex, optionally prefixed sha256=."},
 		"inboundSignatureAlt": m{"type": "apiKey", "in": "header", "name": "X-Webhook-Signature",

@@ -19,6 +19,12 @@ func ratioS() m {
 		"description": "A ratio: a decimal string with exactly four decimals, rounded half-even; \"0.0000\" when its divisor is 0."}
 }
 
+// daysS is a length of time in days (internal/money.Days).
+func daysS() m {
+	return m{"type": "string", "pattern": `^[0-9]+\.[0-9]{2}$`, "example": "2.50",
+		"description": "A length of time in days: a decimal string with exactly two decimals, rounded half-even."}
+}
+
 // dateS is a calendar day (a series bucket's first day).
 func dateS() m {
 	return m{"type": "string", "format": "date", "pattern": `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, "example": "2026-11-01"}
@@ -57,6 +63,7 @@ var analyticsViews = map[string]any{
 	"LenderStats":          analytics.LenderStats{},
 	"DeclineCategoryCount": analytics.DeclineCategoryCount{},
 	"CommissionTotals":     analytics.CommissionTotals{},
+	"RenewalCommissions":   analytics.RenewalCommissions{},
 	"CommissionBucket":     analytics.CommissionBucket{},
 	"CommissionGroup":      analytics.CommissionGroup{},
 	"AgentCallStats":       agentCalls{},

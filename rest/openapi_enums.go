@@ -9,6 +9,7 @@ import (
 
 	"github.com/lendingpipe/svc/internal/autodef"
 	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/period"
 )
 
@@ -51,8 +52,14 @@ const (
 	enumPaymentFrequency     = "PaymentFrequency"
 	enumDeclineCategory      = "DeclineCategory"
 	enumCommissionStatus     = "CommissionStatus"
+	enumTaskStatus           = "TaskStatus"
+	enumStipulationStatus    = "StipulationStatus"
 	enumPaymentKind          = "PaymentKind"
 	enumAnalyticsInterval    = "AnalyticsInterval"
+	enumActivityKind         = "ActivityKind"
+	enumActivityActorType    = "ActivityActorType"
+	enumLenderMatchField     = "LenderMatchField"
+	enumLenderMatchBasis     = "LenderMatchBasis"
 )
 
 // Enumerations that admit null somewhere. One that some properties admit
@@ -103,8 +110,18 @@ func baseEnumSchemas() m {
 		enumPaymentFrequency:     documentedEnum("How often the merchant pays.", enum.PaymentFrequencies, enum.PaymentFrequencyDocs),
 		enumDeclineCategory:      documentedEnum("The kind of reason a lender declined for.", enum.DeclineCategories, enum.DeclineCategoryDocs),
 		enumCommissionStatus:     documentedEnum("Where a commission stands.", enum.CommissionStatuses, enum.CommissionStatusDocs),
-		enumPaymentKind:          documentedEnum("A commission payment or a clawback.", enum.PaymentKinds, enum.PaymentKindDocs),
-		enumAnalyticsInterval:    documentedEnum("How a report's series are cut, in the report's time zone.", period.Intervals, intervalDocs),
+		enumStipulationStatus: documentedEnum("Where a stipulation stands: outstanding -> received (satisfyStipulation) or waived (waiveStipulation), "+
+			"and received or waived -> outstanding (reopenStipulation) only.", enum.StipulationStatuses, enum.StipulationStatusDocs),
+		enumTaskStatus:        documentedEnum("Where a task stands: open -> done (completeTask) and done -> open (reopenTask) only.", enum.TaskStatuses, enum.TaskStatusDocs),
+		enumPaymentKind:       documentedEnum("A commission payment or a clawback.", enum.PaymentKinds, enum.PaymentKindDocs),
+		enumAnalyticsInterval: documentedEnum("How a report's series are cut, in the report's time zone.", period.Intervals, intervalDocs),
+		enumActivityKind:      documentedEnum("What happened, in a lead's history.", history.Kinds, nil),
+		enumActivityActorType: documentedEnum("Who made a change in a lead's history.", history.ActorTypes, history.ActorTypeDocs),
+		enumLenderMatchField:  documentedEnum("A criterion of a lender's box a lender match checks.", lenderMatchFields, nil),
+		enumLenderMatchBasis: documentedEnum("Which applications a lender's record is of.", []string{"similar", "all", "none"}, map[string]string{
+			"similar": "the lender's applications of the last 180 days in the lead's amount band and of leads of its industry, 5 or more of them.",
+			"all":     "all the lender's applications of the last 180 days: fewer than 5 were similar.",
+			"none":    "no application of the last 180 days: no score."}),
 	}
 }
 

@@ -68,6 +68,22 @@ const (
 	exampleInstallationID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7302"
 )
 
+// exampleTaskID is the demo lead's follow-up, done by its advisor.
+const exampleTaskID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7401"
+
+func taskExample() m {
+	return exampleResource(exampleTaskID, "task", m{"leadId": exampleLeadID, "title": "Chase the last 3 bank statements",
+		"dueAt": apitime.Example, "assigneeId": exampleAdvisorID, "status": "done", "completedAt": apitime.Example,
+		"completedBy": "user:" + exampleAdvisorID, "createdBy": "user:" + exampleAdvisorID})
+}
+
+func renewalExample() m {
+	// No createdAt or updatedAt: an entry of the queue is a view of a deal.
+	return m{"id": exampleDealID, "type": "renewal", "attributes": m{"dealId": exampleDealID, "leadId": exampleLeadID,
+		"businessName": "Acme Bakery LLC", "lenderId": exampleLenderID, "lenderName": "Summit Capital", "advisorId": exampleAdvisorID,
+		"fundedAmount": "50000.00", "fundedAt": "2026-03-02T15:04:05.000Z", "renewalEligibleAt": "2026-09-02T15:04:05.000Z"}}
+}
+
 func installationExample() m {
 	return exampleResource(exampleInstallationID, "app_installation", m{"appId": exampleAppID, "appName": "Dialer Sync",
 		"scopes": []string{"leads:read", "webhooks:manage"}, "installedBy": exampleKeyID, "installedAt": apitime.Example,
@@ -88,7 +104,20 @@ func applicationExample() m {
 		"decidedAt": apitime.Example, "approvedAmount": "45000.00", "interestRate": "1.35", "rateType": "factor",
 		"termMonths": 9, "paymentFrequency": "daily", "conditions": []string{"Last 3 months of bank statements"},
 		"declineReason": nil, "declineCategory": nil, "withdrawnReason": nil, "warnings": []string{},
-		"fundedDealId": exampleDealID})
+		"fundedDealId": exampleDealID, "readyToFund": false, "stipulationsOutstanding": 0,
+		"renewalOfDealId": nil, "isRenewal": false})
+}
+
+// exampleStipulationID is the demo application's one condition, received.
+const (
+	exampleStipulationID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7501"
+	exampleDocumentID    = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7601"
+)
+
+func stipulationExample() m {
+	return exampleResource(exampleStipulationID, "stipulation", m{"applicationId": exampleApplicationID, "leadId": exampleLeadID,
+		"text": "Last 3 months of bank statements", "status": "received", "documentIds": []string{exampleDocumentID},
+		"receivedAt": apitime.Example, "waivedAt": nil, "waivedBy": nil, "waiveReason": nil})
 }
 
 func fundedDealExample() m {
@@ -96,7 +125,8 @@ func fundedDealExample() m {
 		"lenderId": exampleLenderID, "lenderName": "Summit Capital", "advisorId": exampleAdvisorID,
 		"fundedAmount": "45000.00", "interestRate": "1.35", "rateType": "factor", "termMonths": 9,
 		"paymentFrequency": "daily", "paybackAmount": "60750.00", "commission": "1350.00",
-		"commissionId": exampleCommissionID, "fundedAt": apitime.Example})
+		"commissionId": exampleCommissionID, "fundedAt": apitime.Example, "renewalEligibleAt": "2027-04-23T10:17:27.120Z",
+		"renewalOfDealId": nil, "isRenewal": false})
 	delete(deal["attributes"].(m), "updatedAt") // a deal never changes
 	return deal
 }
@@ -104,7 +134,8 @@ func fundedDealExample() m {
 func commissionExample() m {
 	return exampleResource(exampleCommissionID, "commission", m{"dealId": exampleDealID, "leadId": exampleLeadID,
 		"lenderId": exampleLenderID, "advisorId": exampleAdvisorID, "expectedAmount": "1350.00", "paidAmount": "675.00",
-		"status": "partially_paid", "payments": []m{{"amount": "675.00", "kind": "payment", "paidAt": apitime.Example, "reference": "ACH-7731"}}})
+		"status": "partially_paid", "payments": []m{{"amount": "675.00", "kind": "payment", "paidAt": apitime.Example, "reference": "ACH-7731"}},
+		"renewalOfDealId": nil, "isRenewal": false})
 }
 
 // The reports' examples: the demo organization's November in New York.
@@ -134,13 +165,16 @@ func pipelineReportExample() m {
 }
 
 func fundingReportExample() m {
-	week := func(start string, deals int, amount string) m {
-		return m{"periodStart": start, "deals": deals, "fundedAmount": amount}
+	// The second deal renews an earlier one.
+	week := func(start string, deals int, amount string, renewals int, renewed string) m {
+		return m{"periodStart": start, "deals": deals, "fundedAmount": amount, "renewalDeals": renewals, "renewalAmount": renewed}
 	}
 	return exampleReport("funding", m{
-		"totals": m{"deals": 2, "fundedAmount": "75000.00", "averageAmount": "37500.00", "expectedCommission": "2250.00"},
-		"series": []m{week("2026-10-26", 0, "0.00"), week("2026-11-02", 1, "45000.00"), week("2026-11-09", 0, "0.00"),
-			week("2026-11-16", 1, "30000.00"), week("2026-11-23", 0, "0.00"), week("2026-11-30", 0, "0.00")},
+		"totals": m{"deals": 2, "fundedAmount": "75000.00", "averageAmount": "37500.00", "expectedCommission": "2250.00",
+			"renewalDeals": 1, "renewalAmount": "30000.00"},
+		"series": []m{week("2026-10-26", 0, "0.00", 0, "0.00"), week("2026-11-02", 1, "45000.00", 0, "0.00"),
+			week("2026-11-09", 0, "0.00", 0, "0.00"), week("2026-11-16", 1, "30000.00", 1, "30000.00"),
+			week("2026-11-23", 0, "0.00", 0, "0.00"), week("2026-11-30", 0, "0.00", 0, "0.00")},
 		"byLender":  []m{{"id": exampleLenderID, "name": "Summit Capital", "deals": 2, "fundedAmount": "75000.00"}},
 		"byAdvisor": []m{{"id": exampleAdvisorID, "name": "Maya Chen", "deals": 2, "fundedAmount": "75000.00"}},
 	})
@@ -162,7 +196,8 @@ func commissionsReportExample() m {
 		return m{"expected": "2250.00", "paid": "1575.00", "clawedBack": "0.00", "outstanding": "675.00"}
 	}
 	return exampleReport("commissions", m{
-		"totals": totals(),
+		"totals":  totals(),
+		"renewal": m{"expected": "900.00", "paid": "225.00"},
 		"series": []m{week("2026-10-26", "0.00", "0.00"), week("2026-11-02", "0.00", "0.00"), week("2026-11-09", "1350.00", "0.00"),
 			week("2026-11-16", "0.00", "0.00"), week("2026-11-23", "225.00", "0.00"), week("2026-11-30", "0.00", "0.00")},
 		"byAdvisor": []m{merge(m{"id": exampleAdvisorID, "name": "Maya Chen"}, totals())},
@@ -178,4 +213,22 @@ func dialerReportExample() m {
 		"series": []m{week("2026-10-26", 0), week("2026-11-02", 12), week("2026-11-09", 15), week("2026-11-16", 9),
 			week("2026-11-23", 6), week("2026-11-30", 0)},
 	})
+}
+
+// activityExample is the demo lead's history: an advisor's edit and the
+// lender's approval recorded through an inbound webhook's automation.
+func activityExample() m {
+	entry := func(id, kind string, actor m, record any, summary string, changes []m) m {
+		return m{"id": id, "type": "activity", "attributes": m{"at": apitime.Example, "kind": kind, "actor": actor,
+			"recordId": record, "summary": summary, "changes": changes}}
+	}
+	advisor, automation := exampleAdvisorID, "automation:01a2015c-7d3e-7b41-9c1a-3f5e8d2b7401"
+	return examplePage(
+		entry("01a2015c-7d3e-7b41-9c1a-3f5e8d2b7502", "application.approved",
+			m{"type": "system", "id": automation, "name": "Summit decisions"}, exampleApplicationID,
+			"Summit Capital approved 45000.00", []m{}),
+		entry("01a2015c-7d3e-7b41-9c1a-3f5e8d2b7501", "lead.updated",
+			m{"type": "user", "id": advisor, "name": "Maya Chen"}, exampleLeadID,
+			"Changed requested amount", []m{{"field": "requestedAmount", "from": "40000.00", "to": "50000.00"}}),
+	)
 }

@@ -29,6 +29,7 @@ var requestBodies = []requestBody{
 	{name: "InboundEndpointPatch", body: inboundPatch{}},
 	{name: "AutomationCreate", body: automationBody{}, required: []string{"name", "trigger", "actions"}, closed: true},
 	{name: "AutomationPatch", body: automationBody{}, closed: true},
+	{name: "SignIn", body: signInBody{}, required: []string{"email", "password"}},
 }
 
 // stageBody is the body of POST /v1/leads/{id}/stage, assignBody of

@@ -29,6 +29,9 @@ var nestedViews = map[string]any{
 	"AutomationCondition": autodef.Condition{},
 	"AutomationAction":    autodef.Action{},
 	"Error":               ErrorBody{},
+	"ActivityActor":       activityActor{},
+	"ActivityChange":      activityChange{},
+	"LenderMatchMiss":     lenderMatchMiss{},
 }
 
 // views are every view's component name and Go shape.
@@ -90,6 +93,12 @@ func resources() []resource {
 		{name: "Application", typ: "application", id: uuidS(), view: applicationAttributes{}, single: true, paged: true},
 		{name: "FundedDeal", typ: "funded_deal", id: uuidS(), view: fundedDealAttributes{}, single: true, paged: true},
 		{name: "Commission", typ: "commission", id: uuidS(), view: commissionAttributes{}, single: true, paged: true},
+		{name: "Task", typ: "task", id: uuidS(), view: taskAttributes{}, paged: true},
+		{name: "Renewal", typ: "renewal", id: uuidS(), view: renewalAttributes{}, paged: true},
+		{name: "Stipulation", typ: "stipulation", id: uuidS(), view: stipulationAttributes{}, paged: true},
+		{name: "Offer", typ: "offer", id: uuidS(), view: offerAttributes{}, totalOnly: true},
+		{name: "LenderMatch", typ: "lender_match", id: uuidS(), view: lenderMatchAttributes{}, totalOnly: true},
+		{name: "Activity", typ: "activity", id: uuidS(), view: activityAttributes{}, paged: true},
 		{name: "AppInstallation", typ: "app_installation", id: uuidS(), view: installationAttributes{}, paged: true},
 		{name: "Status", typ: "status", id: enumS("status"), view: statusAttributes{}, single: true},
 	}

@@ -110,6 +110,7 @@ func schemas() m {
 		"DispositionBody":    dialerBody("Disposition"),
 		"PresenceBody":       dialerBody("Presence"),
 		"ConnectorEvent":     connectorEvent(),
+		"Session":            g.schema(sessionView{}),
 	}
 	for _, b := range requestBodies {
 		out[b.name] = b.schema(g)

@@ -55,6 +55,7 @@ var typeSchemas = map[reflect.Type]func() m{
 	reflect.TypeFor[money.Amount]():   amountS,
 	reflect.TypeFor[money.Rate]():     rateS,
 	reflect.TypeFor[money.Ratio]():    ratioS,
+	reflect.TypeFor[money.Days]():     daysS,
 	reflect.TypeFor[map[string]any](): freeObject,
 }
 
@@ -73,6 +74,12 @@ var valueKinds = map[string]func() m{
 	"email":      func() m { return m{"type": "string", "format": "email"} },
 	"uri":        func() m { return m{"type": "string", "format": "uri"} },
 	"mapping":    inboundMapping,
+	// Any JSON value, null included: each kind typed, as OpenAPI 3.0
+	// admits null only beside a type.
+	"anyValue": func() m {
+		return m{"anyOf": []m{{"type": "string", "nullable": true}, {"type": "number"}, {"type": "boolean"},
+			{"type": "array", "items": m{}}, {"type": "object"}}}
+	},
 	"externalIds": func() m {
 		id := bounded(str(), "externalId")
 		return m{"type": "object", "additionalProperties": m{"oneOf": []m{id, {"type": "number"}}}}

@@ -16,6 +16,7 @@ const (
 	authPublic
 	authSignature // inbound webhooks: HMAC of the body
 	authPathToken // the connector: the organization's token in the path
+	authSession   // /auth: the session cookie of a person signed in
 )
 
 // operation is one entry of the route table (route_table.go): the route
@@ -46,6 +47,14 @@ type operation struct {
 	callbacks           m
 	// download answers a file's bytes (downloadResponses), not JSON.
 	download bool
+	// csv answers an export's CSV, not JSON.
+	csv csvExport
+	// location describes the Location header of a redirect (status 302).
+	location string
+	// openQuery takes query parameters besides those documented: single
+	// sign-on's callback, to which the provider may add its own (iss,
+	// scope, session_state).
+	openQuery bool
 }
 
 func (o operation) render() m {
@@ -57,12 +66,14 @@ func (o operation) render() m {
 	out["parameters"] = append(params, o.params...)
 	switch o.auth {
 	case authBearer:
-		out["security"] = []m{{"bearerAuth": []string{}}}
+		out["security"] = []m{{"bearerAuth": []string{}}, {"sessionCookie": []string{}}}
 		if o.scope != "" {
 			out["x-required-scope"] = o.scope
 		}
 	case authSignature:
 		out["security"] = []m{{"inboundSignature": []string{}}, {"inboundSignatureAlt": []string{}}}
+	case authSession:
+		out["security"] = []m{{"sessionCookie": []string{}}}
 	default:
 		out["security"] = []m{}
 	}
@@ -71,12 +82,18 @@ func (o operation) render() m {
 	}
 	responses := m{}
 	success := m{"description": o.resultDesc, "headers": headerRefs()}
+	if o.location != "" {
+		success["headers"].(m)["Location"] = m{"description": o.location, "required": true, "schema": str()}
+	}
 	if o.result != nil {
 		media := m{"schema": o.result}
 		if o.example != nil {
 			media["example"] = o.example
 		}
 		success["content"] = m{"application/json": media}
+	}
+	if o.csv.name != "" {
+		success["content"], success["headers"] = o.csv.content()
 	}
 	responses[fmt.Sprint(o.status)] = success
 	if o.download {
@@ -131,7 +148,7 @@ func (o operation) describe() string {
 
 func (o operation) errorCodes() []int {
 	codes := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable}
-	if o.auth == authBearer {
+	if o.auth == authBearer || o.auth == authSession {
 		codes = append(codes, http.StatusUnauthorized, http.StatusForbidden)
 	}
 	if o.body != nil {

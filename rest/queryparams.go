@@ -18,6 +18,9 @@ var queryParams = sync.OnceValue(func() map[string][]string {
 	shared := sharedParameters()
 	out := map[string][]string{}
 	for _, op := range operations() {
+		if op.openQuery {
+			continue // checkQuery lets it be
+		}
 		names := []string{}
 		for _, p := range op.params {
 			if ref, ok := p["$ref"].(string); ok {

@@ -20,6 +20,7 @@ func operations() []operation { return routeTable(handlers{}) }
 func routeTable(h handlers) []operation {
 	var ops []operation
 	ops = append(ops, metaOperations()...)
+	ops = append(ops, authOperations(h.auth, h.oidc)...)
 	ops = append(ops, leadOperations(h)...)
 	ops = append(ops, directoryOperations(h)...)
 	ops = append(ops, lendingOperations(h)...)
@@ -29,6 +30,9 @@ func routeTable(h handlers) []operation {
 	ops = append(ops, inboundOperations(h)...)
 	ops = append(ops, appOperations(h)...)
 	ops = append(ops, documentOperations(h)...)
+	ops = append(ops, taskOperations(h)...)
+	ops = append(ops, renewalOperations(h)...)
+	ops = append(ops, exportOperations(h)...)
 	return append(ops, automationOperations(h)...)
 }
 
@@ -41,6 +45,37 @@ func appOperations(h handlers) []operation {
 				"A malformed filter is 422 naming it.",
 			scope: viewer.ScopeAdmin, params: paged(docQuery("includeUninstalled", "true to list uninstalled apps too.", boolS())),
 			status: 200, result: listRef("AppInstallation"), resultDesc: "A page of installations.", example: examplePage(installationExample())},
+	}
+}
+
+// taskOperations are the tasks' one REST read (PRODUCT 10.2); creating,
+// changing, completing and reopening them are GraphQL mutations.
+func taskOperations(h handlers) []operation {
+	return []operation{
+		{method: "GET", path: "/v1/tasks", id: "listTasks", serve: h.tasks.list, tag: "tasks", summary: "List tasks",
+			desc: "The organization's tasks (follow-ups on leads) by dueAt, then id: the filters of GraphQL's tasks(where:). " +
+				"Every filter given must hold; a malformed filter is 422 naming it.",
+			scope: viewer.ScopeLeadsRead, params: paged(
+				docQuery("assigneeId", "Only the tasks of this user.", uuidS()),
+				docQuery("status", "Only the tasks in this status.", enumRef(enumTaskStatus)),
+				docQuery("leadId", "Only the tasks of this lead.", uuidS()),
+				docQuery("dueBefore", "Only the tasks due before this: "+rangeBound+" A date includes its whole day.", str())),
+			status: 200, result: listRef("Task"), resultDesc: "A page of tasks.", example: examplePage(taskExample())},
+	}
+}
+
+// renewalOperations are the renewal queue's REST read (PRODUCT 12.2);
+// starting a renewal is submitApplication with renewalOfDealId.
+func renewalOperations(h handlers) []operation {
+	return []operation{
+		{method: "GET", path: "/v1/renewals", id: "listRenewals", serve: h.renewals.list, tag: "renewals", summary: "List the renewal queue",
+			desc: "Funded deals whose renewal is due by dueBefore (now by default), of leads with no application submitted, in underwriting " +
+				"or approved and no deal funded after it, earliest renewalEligibleAt first, then by deal id: the filters of GraphQL's " +
+				"renewalQueue(where:). Each entry's id is the deal's. A malformed filter is 422 naming it.",
+			scope: viewer.ScopeLendingRead, params: paged(
+				docQuery("advisorId", "Only the deals credited to this advisor.", uuidS()),
+				docQuery("dueBefore", "Only the deals eligible at or before this (default now): "+rangeBound+" A date includes its whole day.", str())),
+			status: 200, result: listRef("Renewal"), resultDesc: "A page of the renewal queue.", example: examplePage(renewalExample())},
 	}
 }
 
@@ -64,20 +99,11 @@ func metaOperations() []operation {
 }
 
 func leadOperations(h handlers) []operation {
-	search := docQuery("search", "Full-text search over business name, contact name and email; results are ordered by relevance.",
-		m{"type": "string", "maxLength": maxSearch})
 	write, read := viewer.ScopeLeadsWrite, viewer.ScopeLeadsRead
 	return []operation{
 		{method: "GET", path: "/v1/leads", id: "listLeads", serve: h.leads.list, tag: "leads", summary: "List leads",
-			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching). The filters are those of GraphQL's leads(where:); every filter given must hold. search and the filters do not combine (422 naming search). Any other query parameter is 422 naming it.",
-			scope: read, params: paged(search,
-				docQuery("stageId", "Only the leads in this stage.", uuidS()),
-				docQuery("primaryAdvisorId", "Only the leads of this primary advisor.", uuidS()),
-				docQuery("priority", "Only the leads of this priority.", enumRef(enumLeadPriority)),
-				docQuery("source", "Only the leads from this source.", enumRef(enumLeadSource)),
-				docQuery("createdFrom", "Only the leads created at or after this: "+rangeBound, str()),
-				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day; must be after createdFrom.", str()),
-				docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str())),
+			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching). " + leadFiltersDesc,
+			scope: read, params: paged(leadFilterParams()...),
 			status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
 		{method: "POST", path: "/v1/leads", id: "createLead", serve: h.leads.create, tag: "leads", summary: "Create a lead",
 			desc:  "Creates a lead (no field is required) in the given stage or the first one, and emits lead.created.",
@@ -93,6 +119,31 @@ func leadOperations(h handlers) []operation {
 		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", serve: h.leads.assign, tag: "leads", summary: "Assign a lead to an advisor",
 			desc:  "Makes advisorId the lead's primary advisor; emits lead.assigned.",
 			scope: write, params: []m{leadIDParam}, body: inlineBody(assignBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
+		{method: "GET", path: "/v1/leads/{id}/activity", id: "listLeadActivity", serve: h.leads.activityPage, tag: "leads", summary: "A lead's history",
+			desc: "The lead's stored history (GraphQL's Lead.activity), newest first: each change to the lead or to a record of it, " +
+				"written in the transaction of the change, with who made it (a person, an API key, an app, the dialer's connector, " +
+				"or the system and its automations). A lead of another organization, or an id that is not a UUID, is 404. " +
+				"A lead loaded by svc seed's bulk loader starts with the history the loader seeds: its creation and its lending book, by the system.",
+			scope: read, params: paged(leadIDParam), status: 200, result: listRef("Activity"), resultDesc: "A page of the lead's history.",
+			example: activityExample()},
+	}
+}
+
+// leadFiltersDesc and leadFilterParams are the search and filters of GET
+// /v1/leads, which its export takes too.
+const leadFiltersDesc = "The filters are those of GraphQL's leads(where:); every filter given must hold. search and the filters do not combine (422 naming search). Any other query parameter is 422 naming it."
+
+func leadFilterParams() []m {
+	return []m{
+		docQuery("search", "Full-text search over business name, contact name and email; results are ordered by relevance.",
+			m{"type": "string", "maxLength": maxSearch}),
+		docQuery("stageId", "Only the leads in this stage.", uuidS()),
+		docQuery("primaryAdvisorId", "Only the leads of this primary advisor.", uuidS()),
+		docQuery("priority", "Only the leads of this priority.", enumRef(enumLeadPriority)),
+		docQuery("source", "Only the leads from this source.", enumRef(enumLeadSource)),
+		docQuery("createdFrom", "Only the leads created at or after this: "+rangeBound, str()),
+		docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day; must be after createdFrom.", str()),
+		docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str()),
 	}
 }
 
@@ -120,9 +171,6 @@ func directoryOperations(h handlers) []operation {
 func lendingOperations(h handlers) []operation {
 	read := viewer.ScopeLendingRead
 	id := func(what string) []m { return []m{pathParam("id", "The "+what+"'s id.", uuidS())} }
-	leadID := docQuery("leadId", "Only the records of this lead.", uuidS())
-	lenderID := docQuery("lenderId", "Only the records of this lender.", uuidS())
-	advisorID := docQuery("advisorId", "Only the records credited to this advisor.", uuidS())
 	filters := " A malformed filter is 422 naming it."
 	return []operation{
 		{method: "GET", path: "/v1/lenders", id: "listLenders", serve: h.lending.lenders, tag: "lending", summary: "List lenders",
@@ -133,26 +181,75 @@ func lendingOperations(h handlers) []operation {
 			scope: read, params: id("lender"), status: 200, result: envelopeRef("Lender"), resultDesc: "The lender.", example: exampleSingle(lenderExample())},
 		{method: "GET", path: "/v1/applications", id: "listApplications", serve: h.lending.applications, tag: "lending", summary: "List applications",
 			desc:  "The organization's applications (a lead submitted to a lender, and the lender's answer), newest first." + filters,
-			scope: read, params: paged(leadID, lenderID, docQuery("status", "Only the applications in this status.", enumRef(enumApplicationStatus))),
+			scope: read, params: paged(applicationFilterParams()...),
 			status: 200, result: listRef("Application"), resultDesc: "A page of applications.", example: examplePage(applicationExample())},
 		{method: "GET", path: "/v1/applications/{id}", id: "getApplication", serve: h.lending.application, tag: "lending", summary: "Get an application",
 			scope: read, params: id("application"), status: 200, result: envelopeRef("Application"), resultDesc: "The application.", example: exampleSingle(applicationExample())},
+		{method: "GET", path: "/v1/leads/{id}/offers", id: "listLeadOffers", serve: h.lending.offers, tag: "lending", summary: "A lead's offers side by side",
+			desc: "The lead's applications now approved (GraphQL's Lead.offers), each with what it costs the merchant: paybackAmount, payments, " +
+				"paymentAmount and costOfCapital, half-even to the cent (an APR's payback is a simple-interest estimate). Cheapest first: by " +
+				"costOfCapital, then lenderName. Not paged: a lead has one open application per lender. A lead of another organization, or an id " +
+				"that is not a UUID, is 404.",
+			scope: read, params: []m{leadIDParam}, status: 200, result: totalListRef("Offer"), resultDesc: "The lead's offers, cheapest first.",
+			example: offersExample()},
+		{method: "GET", path: "/v1/leads/{id}/lender-matches", id: "listLeadLenderMatches", serve: h.lending.lenderMatches, tag: "lending",
+			summary: "Where to send a lead's deal",
+			desc: "The organization's active lenders ranked for the lead (GraphQL's lenderMatches): each lender's box checked as a submission " +
+				"checks it (misses; the facts the lead lacks in unknown; an open application with the lender is a miss), and a score from " +
+				"the organization's record with the lender over the applications submitted at or after now - 180 × 24 h: those in the " +
+				"lead's amount band and industry when there are 5 or more (basis similar), else all of them (all), else none (none: score " +
+				"and components null). Eligible first, then by score (null last), then lenderName. Not paged: a panel is a few dozen " +
+				"lenders. A lead of another organization, or an id that is not a UUID, is 404; a malformed amount or product is 422 naming it.",
+			scope: read, params: []m{leadIDParam,
+				docQuery("product", "The product to check the lenders' boxes for; not checked when omitted.", enumRef(enumLenderProduct)),
+				docQuery("amount", "The amount to ask for, more than 0 and at most 1e12; the lead's requestedAmount when omitted.",
+					m{"type": "string", "pattern": `^[0-9]+(\.[0-9]{1,2})?$`, "example": "45000"})},
+			status: 200, result: totalListRef("LenderMatch"), resultDesc: "The lenders, best first.",
+			example: lenderMatchesExample()},
+		{method: "GET", path: "/v1/stipulations", id: "listStipulations", serve: h.lending.stipulations, tag: "lending", summary: "List stipulations",
+			desc: "The organization's stipulations (what approved applications still wait for), oldest first: the filters of GraphQL's " +
+				"stipulations(where:). Every filter given must hold; a malformed filter is 422 naming it.",
+			scope: read, params: paged(
+				docQuery("applicationId", "Only the stipulations of this application.", uuidS()),
+				docQuery("leadId", "Only the stipulations of this lead's applications.", uuidS()),
+				docQuery("status", "Only the stipulations in this status.", enumRef(enumStipulationStatus))),
+			status: 200, result: listRef("Stipulation"), resultDesc: "A page of stipulations.", example: examplePage(stipulationExample())},
 		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", serve: h.lending.fundedDeals, tag: "lending", summary: "List funded deals",
 			desc:  "The organization's funded deals, newest fundedAt first." + filters,
-			scope: read, params: paged(leadID, lenderID, advisorID,
-				docQuery("fundedFrom", "Only the deals funded at or after this: "+rangeBound, str()),
-				docQuery("fundedTo", "Only the deals funded before this: "+rangeBound+" A date includes its whole day; must be after fundedFrom.", str())),
+			scope: read, params: paged(fundedDealFilterParams()...),
 			status: 200, result: listRef("FundedDeal"), resultDesc: "A page of funded deals.", example: examplePage(fundedDealExample())},
 		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", serve: h.lending.fundedDeal, tag: "lending", summary: "Get a funded deal",
 			scope: read, params: id("funded deal"), status: 200, result: envelopeRef("FundedDeal"), resultDesc: "The funded deal.", example: exampleSingle(fundedDealExample())},
 		{method: "GET", path: "/v1/commissions", id: "listCommissions", serve: h.lending.commissions, tag: "lending", summary: "List commissions",
 			desc:  "The organization's commissions (one per funded deal), newest first, each with its payments and clawbacks." + filters,
-			scope: read, params: paged(docQuery("dealId", "Only the commission of this funded deal.", uuidS()), lenderID, advisorID,
-				docQuery("status", "Only the commissions in this status.", enumRef(enumCommissionStatus))),
+			scope: read, params: paged(commissionFilterParams()...),
 			status: 200, result: listRef("Commission"), resultDesc: "A page of commissions.", example: examplePage(commissionExample())},
 		{method: "GET", path: "/v1/commissions/{id}", id: "getCommission", serve: h.lending.commission, tag: "lending", summary: "Get a commission",
 			scope: read, params: id("commission"), status: 200, result: envelopeRef("Commission"), resultDesc: "The commission with its payments.", example: exampleSingle(commissionExample())},
 	}
+}
+
+// The lending lists' filters, which their exports take too.
+func applicationFilterParams() []m {
+	return []m{lendingLeadParam(), lendingLenderParam(),
+		docQuery("status", "Only the applications in this status.", enumRef(enumApplicationStatus))}
+}
+
+func fundedDealFilterParams() []m {
+	return []m{lendingLeadParam(), lendingLenderParam(), lendingAdvisorParam(),
+		docQuery("fundedFrom", "Only the deals funded at or after this: "+rangeBound, str()),
+		docQuery("fundedTo", "Only the deals funded before this: "+rangeBound+" A date includes its whole day; must be after fundedFrom.", str())}
+}
+
+func commissionFilterParams() []m {
+	return []m{docQuery("dealId", "Only the commission of this funded deal.", uuidS()), lendingLenderParam(), lendingAdvisorParam(),
+		docQuery("status", "Only the commissions in this status.", enumRef(enumCommissionStatus))}
+}
+
+func lendingLeadParam() m   { return docQuery("leadId", "Only the records of this lead.", uuidS()) }
+func lendingLenderParam() m { return docQuery("lenderId", "Only the records of this lender.", uuidS()) }
+func lendingAdvisorParam() m {
+	return docQuery("advisorId", "Only the records credited to this advisor.", uuidS())
 }
 
 func dialerOperations(h handlers) []operation {
@@ -268,4 +365,53 @@ func automationOperations(h handlers) []operation {
 func serveCatalog(w http.ResponseWriter, r *http.Request) error {
 	catalog(w, r)
 	return nil
+}
+
+// authOperations are people signing in (PRODUCT 9.2): the session cookie
+// the console uses, beside the API keys integrators send.
+func authOperations(h authHandlers, sso oidcHandlers) []operation {
+	session := sRef("Session")
+	notConfigured := []int{http.StatusNotFound}
+	return []operation{
+		{method: "POST", path: "/auth/sign-in", id: "signIn", serve: h.signIn, tag: "sign-in", summary: "Sign in",
+			desc: "Signs a person in with email and password. Sets the svc_session cookie (HttpOnly, SameSite=Lax, Secure, Path=/), " +
+				"a new token at every sign-in, and answers the session with its CSRF token. A wrong email and a wrong password get the " +
+				"same 401, \"email or password is wrong\". After 5 failures for one email within 15 minutes that email is refused for " +
+				"15 minutes (429 with Retry-After); each client address may try 20 times a minute. A request from another origin is 403.",
+			auth: authPublic, body: sRef("SignIn"), status: 200, result: session, resultDesc: "Signed in; the cookie is set.",
+			errs: []int{http.StatusUnauthorized, http.StatusForbidden}},
+		{method: "GET", path: "/auth/session", id: "getSession", serve: h.session, tag: "sign-in", summary: "The session",
+			desc: "Who is signed in, the session's CSRF token and when it ends if unused; 401 when the cookie names no live session.",
+			auth: authSession, status: 200, result: session, resultDesc: "The live session."},
+		{method: "POST", path: "/auth/sign-out", id: "signOut", serve: h.signOut, tag: "sign-in", summary: "Sign out",
+			desc: "Ends the session on every replica, its open websockets included, and clears the cookie. Needs the session's " +
+				"X-CSRF-Token; without a live session it only clears the cookie.",
+			auth: authSession, status: 204, resultDesc: "Signed out."},
+		{method: "GET", path: "/auth/oidc/start", id: "startSingleSignOn", serve: sso.start, tag: "sign-in", summary: "Sign in with single sign-on",
+			desc: "Where the console's \"Sign in with SSO\" goes: redirects the browser to the OpenID provider (SVC_OIDC_ISSUER) with the " +
+				"authorization code flow, PKCE (S256), a random state and a random nonce, scopes openid and email. The flow is kept on " +
+				"the server for 10 minutes, finished once, and bound to this browser by the svc_oidc cookie (HttpOnly, SameSite=Lax, " +
+				"Path=/auth/oidc) holding the state. 404 when single sign-on is not configured; when the provider cannot be reached, " +
+				"redirects to the console's sign-in page with the error.",
+			auth: authPublic, status: 302, resultDesc: "To the provider.",
+			location: "The provider's authorization endpoint with the flow's parameters, or /console/#/sign-in?error=<why> when the provider cannot be reached.",
+			errs:     notConfigured},
+		{method: "GET", path: "/auth/oidc/callback", id: "finishSingleSignOn", serve: sso.callback, tag: "sign-in", summary: "Finish single sign-on",
+			desc: "The redirect URL to register with the provider: <SVC_PUBLIC_URL>/auth/oidc/callback. The state must equal the svc_oidc " +
+				"cookie's and name a flow in progress, which it finishes (a replay is refused); the code is exchanged with the flow's " +
+				"PKCE verifier; the ID token must be signed by the provider, issued to this client, unexpired, carry the flow's nonce and " +
+				"email_verified true. The person invited with that email (not deactivated) is signed in: the svc_session cookie is set " +
+				"as by POST /auth/sign-in, and the browser goes to the console. Any refusal redirects to the console's sign-in page " +
+				"with the reason in error, never an error status; the parameters the provider adds besides these are ignored. " +
+				"404 when single sign-on is not configured.",
+			auth: authPublic, openQuery: true, status: 302, resultDesc: "Signed in, or refused.",
+			params: []m{
+				docQuery("code", "The authorization code the provider issued.", str()),
+				docQuery("state", "The flow's state, as the provider received it.", str()),
+				docQuery("error", "The provider's error code, when it refused (access_denied).", str()),
+				docQuery("error_description", "The provider's reason, when it refused.", str()),
+			},
+			location: "/console/ signed in (the svc_session cookie is set), or /console/#/sign-in?error=<why> refused.",
+			errs:     notConfigured},
+	}
 }

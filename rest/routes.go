@@ -7,10 +7,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/telemetry"
+	"github.com/lendingpipe/svc/people"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -35,6 +35,23 @@ type Config struct {
 	// Metrics is the server's registry (the HTTP root makes it); the
 	// edge records each request's latency in it. No setting.
 	Metrics *telemetry.Metrics
+	// People are the sign-in flows, shared by the edge, /auth and GraphQL;
+	// made with default settings when nil.
+	People *people.Accounts
+	// InsecureCookies drops the session cookie's Secure attribute, for
+	// plain-HTTP development (SVC_INSECURE_COOKIES=true).
+	InsecureCookies bool
+	// SignInsPerMinute is how many sign-ins one client address may try a
+	// minute; DefaultSignInsPerMinute when zero. No setting: tests that
+	// send many raise it.
+	SignInsPerMinute int
+	// OIDC is the OpenID provider of single sign-on (SVC_OIDC_*); nil:
+	// none, and /auth/oidc answers 404.
+	OIDC *OIDCConfig
+	// PublicURL is the service's external base URL (SVC_PUBLIC_URL), such
+	// as https://pipeline.example.com: single sign-on's redirect URL is
+	// under it. Empty: each request's own scheme and host.
+	PublicURL string
 }
 
 // WithDefaults fills in the clock (time.Now) and the idempotency lease
@@ -45,6 +62,12 @@ func (cfg Config) WithDefaults() Config {
 	}
 	if cfg.IdempotencyLease <= 0 {
 		cfg.IdempotencyLease = DefaultIdempotencyLease
+	}
+	if cfg.People == nil {
+		cfg.People = people.New(people.Settings{})
+	}
+	if cfg.SignInsPerMinute <= 0 {
+		cfg.SignInsPerMinute = DefaultSignInsPerMinute
 	}
 	return cfg
 }
@@ -60,17 +83,24 @@ type handlers struct {
 	lending   lendingHandlers
 	apps      appHandlers
 	docs      documentHandlers
+	tasks     taskHandlers
+	renewals  renewalHandlers
 	reports   analyticsHandlers
+	auth      authHandlers
+	oidc      oidcHandlers
 }
 
 // V1 registers the /v1 routes of the route table on the HTTP root's router
 // (behind its edge, Edge.Middleware): the public ones, the ones signed or
 // authenticated by a token in their path, and the ones behind an API key.
 // Each runs its operation through resolver, the one the GraphQL handler
-// serves.
-func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Router) {
-	cfg = cfg.WithDefaults()
+// serves. The people's sign-in routes under /auth are the table's too.
+func (e *Edge) V1(resolver *graph.Resolver) func(chi.Router) {
+	cfg, client := e.cfg, e.client
+	auth := authHandlers{accounts: cfg.People, client: client, secure: !cfg.InsecureCookies, limiter: e.limiter}
 	h := handlers{
+		auth:      auth,
+		oidc:      newOIDCHandlers(auth, cfg.OIDC, cfg.PublicURL),
 		leads:     leadHandlers{resolver: resolver, client: client},
 		dialer:    dialerHandlers{resolver: resolver, client: client},
 		hooks:     webhookHandlers{resolver: resolver, client: client},
@@ -80,6 +110,8 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 		lending:   lendingHandlers{resolver: resolver},
 		apps:      appHandlers{resolver: resolver},
 		docs:      documentHandlers{resolver: resolver},
+		tasks:     taskHandlers{resolver: resolver},
+		renewals:  renewalHandlers{resolver: resolver},
 		reports:   analyticsHandlers{resolver: resolver},
 	}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap

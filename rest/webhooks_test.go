@@ -136,7 +136,8 @@ func TestCatalog(t *testing.T) {
 	}
 	for _, want := range []string{"lead.created", "lead.status_changed", "lead.updated", "lead.stage_changed", "lead.assigned",
 		"application.submitted", "application.approved", "application.declined", "deal.funded", "deal.commission_paid",
-		"contact.created", "contact.updated", "document.uploaded", "app.installed", "app.uninstalled", "app.webhook_paused"} {
+		"contact.created", "contact.updated", "document.uploaded", "app.installed", "app.uninstalled", "app.webhook_paused",
+		"application.ready_to_fund", "deal.renewal_eligible"} {
 		a, ok := names[want]
 		if !ok {
 			t.Errorf("catalog lacks %s", want)
@@ -146,7 +147,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("%s = %v", want, a)
 		}
 	}
-	if r.Meta()["total"] != 16.0 {
+	if r.Meta()["total"] != 18.0 {
 		t.Errorf("total = %v", r.Meta()["total"])
 	}
 }

@@ -39,7 +39,7 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 		cfg.Metrics = telemetry.NewMetrics() // this server's registry, served at /metrics
 	}
 	// One resolver for both surfaces: they share its presence broker and caches.
-	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks)
+	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks).WithAccounts(cfg.People)
 	edge := rest.NewEdge(cfg, db, logger)
 	health := rest.NewHealth(db, cfg, logger)
 
@@ -56,22 +56,22 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get(metricsPath, rest.Metrics(db, cfg.Metrics, logger).ServeHTTP)
 	// The /v1 routes join this router's table rather than a sub-router
 	// mounted at /v1, so an unrouted /v1 path is logged as sent, not as /v1/*.
-	r.Group(rest.V1(cfg, resolver, db.Client))
+	r.Group(edge.V1(resolver))
 	r.With(rest.RequireAuthOrWebsocket, rest.WithWholeBody).
 		Handle(graphQLPath, graph.NewHandler(resolver, graphQLConfig(cfg, edge), logger, edge.GraphQLAuth()))
-	browserPages(r)
+	browserPages(r, cfg.OIDC != nil)
 	return r
 }
 
 // browserPages routes what a browser reads, for GET and HEAD only (any
 // other method is answered 405 in the error envelope): the landing
 // redirect, the console and the playground, each page and each of its
-// files.
-func browserPages(r chi.Router) {
+// files. sso tells the console to offer single sign-on.
+func browserPages(r chi.Router, sso bool) {
 	r.Get("/", landing)
 	r.Head("/", landing)
 	pages := playground.Routes(playground.Config{Title: "Lending pipeline GraphQL", Endpoint: graphQLPath, Path: playgroundPath, SignIn: consolePath})
-	for path, h := range console.Routes(console.Config{Title: "Lending pipeline", Path: consolePath, Endpoint: graphQLPath, Playground: playgroundPath}) {
+	for path, h := range console.Routes(console.Config{Title: "Lending pipeline", Path: consolePath, Endpoint: graphQLPath, Playground: playgroundPath, SSO: sso}) {
 		pages[path] = h
 	}
 	for path, h := range pages {

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/stipulation"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -35,13 +36,15 @@ type book struct {
 	dealsOf     map[uuid.UUID][]*ent.FundedDeal // by lead
 	commissions map[uuid.UUID]*ent.Commission
 	payments    map[uuid.UUID][]*ent.CommissionPayment // by commission, in the order recorded
+	stipsOf     map[uuid.UUID][]*ent.Stipulation       // by application
 }
 
 func readBook(ctx context.Context, db *store.DB, orgID uuid.UUID) (*book, error) {
 	sys, c := rule.SystemContext(ctx), db.Client
 	b := &book{lenders: map[uuid.UUID]*ent.Lender{}, leads: map[uuid.UUID]*ent.Lead{}, slots: map[uuid.UUID]string{},
 		appsOf: map[uuid.UUID][]*ent.Application{}, dealsOf: map[uuid.UUID][]*ent.FundedDeal{},
-		commissions: map[uuid.UUID]*ent.Commission{}, payments: map[uuid.UUID][]*ent.CommissionPayment{}}
+		commissions: map[uuid.UUID]*ent.Commission{}, payments: map[uuid.UUID][]*ent.CommissionPayment{},
+		stipsOf: map[uuid.UUID][]*ent.Stipulation{}}
 	lenders, err := c.Lender.Query().Where(lender.OrgID(orgID)).All(sys)
 	if err != nil {
 		return nil, err
@@ -85,6 +88,13 @@ func readBook(ctx context.Context, db *store.DB, orgID uuid.UUID) (*book, error)
 		b.commissions[cm.ID] = cm
 		b.payments[cm.ID] = cm.Edges.Payments
 	}
+	stips, err := c.Stipulation.Query().Where(stipulation.OrgID(orgID)).All(sys)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stips {
+		b.stipsOf[s.ApplicationID] = append(b.stipsOf[s.ApplicationID], s)
+	}
 	return b, nil
 }
 
@@ -96,6 +106,7 @@ func (b *book) violations(now time.Time) []string {
 	open := map[[2]uuid.UUID]int{}
 	refs := map[string]bool{}
 	for _, a := range b.apps {
+		bad = append(bad, b.stipulationViolations(a)...)
 		ld, l := b.lenders[a.LenderID], b.leads[a.LeadID]
 		if ld == nil || l == nil {
 			fail("application %s: lead or lender of another organization", a.ID)
@@ -293,7 +304,7 @@ func (b *book) violations(now time.Time) []string {
 // boxWarnings is what the submission hook records for a: the lender's box
 // against the lead's file.
 func boxWarnings(ld *ent.Lender, l *ent.Lead, a *ent.Application) []string {
-	f := lendingrules.File{Amount: a.RequestedAmount, Industry: l.Industry}
+	f := lendingrules.File{Amount: &a.RequestedAmount, Industry: l.Industry}
 	if l.MonthlyRevenue != nil {
 		if rev, err := money.RoundDecimal(*l.MonthlyRevenue); err == nil {
 			f.MonthlyRevenue = &rev
@@ -326,3 +337,38 @@ func str[T ~string](v *T) string {
 }
 
 func sameID(a, b *uuid.UUID) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+// stipulationViolations lists how an application's checklist breaks the
+// rules: one stipulation per condition of an approval, the kept count of
+// outstanding ones, none outstanding once funded, and each state's fields.
+func (b *book) stipulationViolations(a *ent.Application) []string {
+	var bad []string
+	stips, outstanding := b.stipsOf[a.ID], 0
+	if a.DecidedAt != nil && a.ApprovedAmount != nil && len(stips) != len(a.Conditions) {
+		bad = append(bad, fmt.Sprintf("application %s: %d stipulations of %d conditions", a.ID, len(stips), len(a.Conditions)))
+	}
+	for _, s := range stips {
+		switch s.Status {
+		case stipulation.StatusOutstanding:
+			outstanding++
+			if s.ReceivedAt != nil || s.WaivedAt != nil {
+				bad = append(bad, fmt.Sprintf("stipulation %s: outstanding but met", s.ID))
+			}
+		case stipulation.StatusReceived:
+			if s.ReceivedAt == nil || s.WaivedAt != nil {
+				bad = append(bad, fmt.Sprintf("stipulation %s: received without its time", s.ID))
+			}
+		case stipulation.StatusWaived:
+			if s.WaivedAt == nil || s.WaiveReason == nil || s.WaivedBy == nil {
+				bad = append(bad, fmt.Sprintf("stipulation %s: waived without its time, actor or reason", s.ID))
+			}
+		}
+	}
+	if outstanding != a.StipulationsOutstanding {
+		bad = append(bad, fmt.Sprintf("application %s: counts %d outstanding, has %d", a.ID, a.StipulationsOutstanding, outstanding))
+	}
+	if a.Status == application.StatusFunded && outstanding > 0 {
+		bad = append(bad, fmt.Sprintf("application %s: funded with %d stipulations outstanding", a.ID, outstanding))
+	}
+	return bad
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/leads"
+	"github.com/lendingpipe/svc/people"
 )
 
 // DemoOrgName names the demo organization. CreateDemo makes one only when
@@ -25,9 +26,12 @@ const DemoTeam = "Closers"
 // token are shown only now.
 type Demo struct {
 	OrgID, APIKey, ConnectorToken string
-	Scopes                        []string
-	Advisors, Agents, Leads       int
-	Lenders, Applications, Deals  int
+	// Admin is the demo organization's admin, invited to sign in to the
+	// console: Invitation is the token that sets their password.
+	Admin, Invitation            string
+	Scopes                       []string
+	Advisors, Agents, Leads      int
+	Lenders, Applications, Deals int
 }
 
 // demoPeople are the demo organization's users: advisors own leads, agents
@@ -37,7 +41,13 @@ var demoPeople = []store.UserSpec{
 	{First: "Sam", Last: "Ortiz", Email: "sam.ortiz@demo.example", Role: "advisor", Team: DemoTeam},
 	{First: "Riley", Last: "Brooks", Email: "riley.brooks@demo.example", Role: "agent", Team: DemoTeam},
 	{First: "Jordan", Last: "Kim", Email: "jordan.kim@demo.example", Role: "agent", Team: DemoTeam},
+	{First: "Alex", Last: "Morgan", Email: DemoAdminEmail, Role: "admin"},
 }
+
+// DemoAdminEmail is the demo organization's admin: the person a newcomer
+// signs in to the console as, once they have set a password with the
+// invitation the first start prints.
+const DemoAdminEmail = "alex.morgan@demo.example"
 
 // demoLead is a lead of the demo organization: its stage by key, and the
 // index in demoPeople of its advisor (-1 for none).
@@ -109,10 +119,15 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 		if users[i], err = store.CreateUser(ctx, tx, p); err != nil {
 			return nil, fmt.Errorf("creating demo user %s %s: %w", p.First, p.Last, err)
 		}
-		if p.Role == "agent" {
+		switch p.Role {
+		case "agent":
 			demo.Agents++
-		} else {
+		case "advisor":
 			demo.Advisors++
+		case "admin":
+			if err := inviteDemoAdmin(ctx, tx, demo, users[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	stages, err := tx.PipelineStage.Query().Where(pipelinestage.OrgID(org.ID)).All(ctx)
@@ -145,4 +160,16 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil
+}
+
+// inviteDemoAdmin invites u, the demo organization's admin, as an admin
+// would: the first start prints the invitation.
+func inviteDemoAdmin(ctx context.Context, tx *ent.Client, demo *Demo, u *ent.User) error {
+	admin := viewer.NewContext(ctx, viewer.Viewer{OrgID: u.OrgID, Scopes: []string{viewer.ScopeAdmin}})
+	inv, err := people.New(people.Settings{}).InviteUser(admin, tx, u.ID)
+	if err != nil {
+		return fmt.Errorf("inviting the demo admin: %w", err)
+	}
+	demo.Admin, demo.Invitation = u.Email, inv.Token
+	return nil
 }

@@ -61,6 +61,7 @@ const (
 	demoFundedLender    = "Redline Equipment Finance"
 	demoCommissionPaid  = "15000"
 	demoPaymentReceived = "RLE-REM-0001"
+	demoWaiver          = "The insurance certificate follows at closing"
 )
 
 // createDemoBook builds the demo organization's lending book (its lenders,
@@ -116,7 +117,17 @@ func createDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads ma
 			funding = a.ID
 		}
 	}
-	deal, err := lending.Fund(ctx, tx, lending.Funding{ApplicationID: funding})
+	// Of the deal's two stipulations an admin waives one; the lender funds
+	// before the other arrives, which the funding waives (reason funded).
+	// Maple's voided check stays outstanding.
+	stips, err := lending.ApplicationStipulations(ctx, tx, funding)
+	if err != nil || len(stips) == 0 {
+		return fmt.Errorf("reading the demo deal's stipulations: %d, %w", len(stips), err)
+	}
+	if _, err := lending.WaiveStipulation(ctx, tx, stips[len(stips)-1].ID, demoWaiver); err != nil {
+		return fmt.Errorf("waiving the demo stipulation: %w", err)
+	}
+	deal, err := lending.Fund(ctx, tx, lending.Funding{ApplicationID: funding, WaiveOutstanding: true})
 	if err != nil {
 		return fmt.Errorf("funding the demo deal: %w", err)
 	}

@@ -10,17 +10,20 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -92,12 +95,14 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 	// rather than reading them again (stagesread).
 	err = inBatches(leads.WithStagesRead(sys, stages...), c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
 		builders := make([]*ent.LeadCreate, size)
+		created := make([]*ent.ActivityCreate, size)
 		for i := range builders {
 			l := newSeedLead(rng, stages, start.Add(time.Duration(from+i)*step), from+i)
 			if bk != nil {
 				bk.plan(tx, &l)
 			}
 			builders[i] = l.create(tx, orgID)
+			created[i] = historyEntry(tx, orgID, l.id, history.LeadCreated, l.at, l.id, "Lead created from "+strings.ReplaceAll(string(l.source), "_", " "))
 		}
 		if !viewer.IsBulkLoad(ctx) {
 			// Written as every writer's leads are, with their counts.
@@ -110,6 +115,9 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 		}
 		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
 			return err
+		}
+		if err := tx.Activity.CreateBulk(created...).Exec(ctx); err != nil {
+			return fmt.Errorf("the leads' history: %w", err)
 		}
 		if bk != nil {
 			if err := bk.flush(ctx, tx); err != nil {
@@ -326,4 +334,11 @@ func inBatches(ctx context.Context, c *ent.Client, n int, progress func(done int
 // SomeLeadIDs returns up to n lead ids of orgID, for seeding and load runs.
 func SomeLeadIDs(ctx context.Context, db *store.DB, orgID uuid.UUID, n int) ([]uuid.UUID, error) {
 	return db.Client.Lead.Query().Where(lead.OrgID(orgID)).Limit(n).IDs(rule.SystemContext(ctx))
+}
+
+// historyEntry is one entry of a seeded lead's history: what the flows
+// write for the same change, by the service (the seeder has no viewer).
+func historyEntry(tx *ent.Client, org, lead uuid.UUID, kind string, at time.Time, record uuid.UUID, summary string) *ent.ActivityCreate {
+	return tx.Activity.Create().SetOrgID(org).SetLeadID(lead).SetKind(kind).SetAt(at).
+		SetActorType(activity.ActorTypeSystem).SetRecordID(record).SetSummary(summary)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/lendingpipe/svc/analytics/decision"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -19,9 +20,11 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/stipulation"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -55,11 +58,9 @@ const (
 	appliedPercent = 25 // of the leads, shopped to lenders
 	fundedPercent  = 30 // of the shopped leads, funded
 	decidedPercent = 85 // of the other applications, decided by their lender
-	approvePercent = 52 // of those decided, approved (with the funded ones, about 60 % of all decisions)
 	misfitPercent  = 12 // of the submissions, to a lender whose box the file misses
 	seedAdvisors   = 8
 	seedApplyDays  = 2 // typical days from a lead's creation to its first submission
-	seedDecideDays = 2 // from a submission to its decision
 	seedFundDays   = 4 // from the last decision to funding
 	seedPayDays    = 30
 	staleOpenDays  = 45 // an undecided application older than this is withdrawn
@@ -78,6 +79,36 @@ type panelLender struct {
 	rate     money.Rate
 	box      lendingrules.Box
 	nextRef  int
+	temper   lenderTemper
+}
+
+// lenderTemper is how a lender of the panel answers, so each has a record
+// of its own and the lender matches rank them apart: how often it
+// approves, how fast it decides, and how often a deal it is shopped first
+// for funds with it.
+type lenderTemper struct {
+	approve    int           // percent of its decisions approved
+	decideDays time.Duration // its typical days to a decision
+	fund       int           // percent of fundedPercent for leads it is shopped first for
+}
+
+// lenderTempers are the tempers a lender takes, by its name's hash: the
+// quick yes-sayer, the slow careful one, and those between.
+var lenderTempers = []lenderTemper{
+	{approve: 75, decideDays: day / 2, fund: 130},
+	{approve: 60, decideDays: 1 * day, fund: 100},
+	{approve: 52, decideDays: 2 * day, fund: 110},
+	{approve: 45, decideDays: 4 * day, fund: 80},
+	{approve: 35, decideDays: 7 * day, fund: 60},
+	{approve: 65, decideDays: 3 * day, fund: 140},
+	{approve: 30, decideDays: 12 * day, fund: 90},
+}
+
+// temperOf is the temper of the lender named name.
+func temperOf(name string) lenderTemper {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return lenderTempers[h.Sum32()%uint32(len(lenderTempers))]
 }
 
 // lenderTemplate is a lender a new panel may hold.
@@ -153,10 +184,12 @@ type book struct {
 	early    []*ent.PipelineStage          // the stages a lead never shopped may be in
 
 	apps     []*ent.ApplicationCreate
+	stips    []*ent.StipulationCreate
 	deals    []*ent.FundedDealCreate
 	comms    []*ent.CommissionCreate
 	payments []*ent.CommissionPaymentCreate
-	days     map[lenderDay]int // the batch's deals per lender and day (schema.FundedDealDay)
+	history  []*ent.ActivityCreate // the leads' history of the above
+	days     map[lenderDay]int     // the batch's deals per lender and day (schema.FundedDealDay)
 	seeded   LendingSeeded
 }
 
@@ -227,7 +260,7 @@ func seedPanel(ctx context.Context, db *store.DB, orgID uuid.UUID, rng *rand.Ran
 			return nil, fmt.Errorf("counting the applications of %s: %w", l.Name, err)
 		}
 		panel[i] = &panelLender{id: l.ID, name: l.Name, prefix: refPrefix(l.Name), products: l.Products,
-			rate: l.CommissionRate, nextRef: used + 1,
+			rate: l.CommissionRate, nextRef: used + 1, temper: temperOf(l.Name),
 			box: lendingrules.Box{MinAmount: l.MinAmount, MaxAmount: l.MaxAmount, MinMonthlyRevenue: l.MinMonthlyRevenue,
 				MinMonthsInBusiness: l.MinMonthsInBusiness, ExcludedIndustries: l.ExcludedIndustries, Products: l.Products}}
 		if t, ok := lenderTemplateNamed(l.Name); ok {
@@ -352,19 +385,19 @@ func (b *book) plan(tx *ent.Client, l *seedLead) {
 	requested := money.FromCents(int64(l.requested) * 100)
 	revenue := money.FromCents(int64(l.revenue) * 100)
 	industry := seedIndustries[l.kind]
-	file := lendingrules.File{Amount: requested, MonthlyRevenue: &revenue, MonthsInBusiness: &l.monthsInBusiness, Industry: &industry}
+	file := lendingrules.File{Amount: &requested, MonthlyRevenue: &revenue, MonthsInBusiness: &l.monthsInBusiness, Industry: &industry}
 
 	apps := b.shop(l, file)
-	funded := b.percent(fundedPercent)
+	funded := len(apps) > 0 && b.percent(fundedPercent*apps[0].lender.temper.fund/100)
 	// Decisions: the funded application is approved; the others as their
-	// lenders answered, always before the funding.
+	// lenders answered, each at its own pace, always before the funding.
 	last := l.at
 	for i, a := range apps {
 		last = later(last, a.submitted)
 		if i == 0 && funded || b.percent(decidedPercent) {
-			at := b.after(a.submitted, seedDecideDays*day)
+			at := b.after(a.submitted, a.lender.temper.decideDays)
 			a.decided, a.updated = &at, at
-			a.approved = i == 0 && funded || b.percent(approvePercent)
+			a.approved = i == 0 && funded || b.percent(a.lender.temper.approve)
 			last = later(last, at)
 		}
 	}
@@ -463,7 +496,7 @@ func (b *book) shop(l *seedLead, file lendingrules.File) []*seedApp {
 	first := b.after(l.at, seedApplyDays*day)
 	apps := make([]*seedApp, len(chosen))
 	for i, ld := range chosen {
-		a := &seedApp{id: uuid.Must(uuid.NewV7()), lender: ld, submitted: first, requested: file.Amount}
+		a := &seedApp{id: uuid.Must(uuid.NewV7()), lender: ld, submitted: first, requested: *file.Amount}
 		if i > 0 {
 			a.submitted = b.after(first, day/2)
 		}
@@ -473,7 +506,7 @@ func (b *book) shop(l *seedLead, file lendingrules.File) []*seedApp {
 			a.requested = *max
 		}
 		f := file
-		f.Amount = a.requested
+		f.Amount = &a.requested
 		if len(ld.products) > 0 && b.percent(90) {
 			a.product = pickOf(b.rng, ld.products)
 			f.Product = &a.product
@@ -488,7 +521,7 @@ func (b *book) shop(l *seedLead, file lendingrules.File) []*seedApp {
 // amount over the lender's maximum is asked at the maximum); the
 // application's warnings come from lendingrules.Box itself.
 func fits(box lendingrules.Box, f lendingrules.File) bool {
-	return (box.MinAmount == nil || f.Amount >= *box.MinAmount) &&
+	return (box.MinAmount == nil || *f.Amount >= *box.MinAmount) &&
 		(box.MinMonthlyRevenue == nil || *f.MonthlyRevenue >= *box.MinMonthlyRevenue) &&
 		(box.MinMonthsInBusiness == nil || *f.MonthsInBusiness >= *box.MinMonthsInBusiness) &&
 		!slices.ContainsFunc(box.ExcludedIndustries, func(x string) bool { return strings.EqualFold(x, *f.Industry) })
@@ -538,7 +571,10 @@ func (b *book) queueApp(tx *ent.Client, l *seedLead, a *seedApp, funded bool, de
 	ld := a.lender
 	c := tx.Application.Create().SetID(a.id).SetOrgID(b.org).SetLeadID(l.id).SetLenderID(ld.id).SetLenderName(ld.name).
 		SetStatus(a.status).SetRequestedAmount(a.requested).SetSubmittedAt(a.submitted).SetSubmittedBy(b.actor).
-		SetWarnings(a.warnings).SetCreatedAt(a.submitted).SetUpdatedAt(a.updated)
+		SetWarnings(a.warnings).SetCreatedAt(a.submitted).SetUpdatedAt(a.updated).
+		SetAmountBand(lendingrules.AmountBand(a.requested))
+	industry := seedIndustries[l.kind]
+	c.SetNillableIndustryKey(lendingrules.IndustryKey(&industry))
 	if a.product != "" {
 		c.SetProduct(application.Product(a.product))
 	}
@@ -553,6 +589,7 @@ func (b *book) queueApp(tx *ent.Client, l *seedLead, a *seedApp, funded bool, de
 		c.SetWithdrawnReason(a.withdrawn)
 	}
 	b.seeded.Applications++
+	b.entry(tx, l.id, history.ApplicationSubmitted, a.submitted, a.id, fmt.Sprintf("Submitted to %s for %s", ld.name, a.requested))
 	var o seedOffer
 	if a.decided == nil {
 		b.apps = append(b.apps, c)
@@ -575,17 +612,54 @@ func (b *book) queueApp(tx *ent.Client, l *seedLead, a *seedApp, funded bool, de
 		for _, i := range b.rng.Perm(len(seedConditions))[:b.rng.IntN(4)] {
 			conds = append(conds, seedConditions[i])
 		}
-		c.SetConditions(conds)
+		c.SetConditions(conds).SetStipulationsOutstanding(b.queueStipulations(tx, l, a, conds, funded))
 		if funded {
 			c.SetFundedDealID(dealID)
 		}
+		b.entry(tx, l.id, history.ApplicationApproved, *a.decided, a.id, fmt.Sprintf("%s approved %s", ld.name, o.amount))
 	} else {
 		b.seeded.Declined++
 		category := b.declineCategory(a.warnings)
 		c.SetDeclineReason(pickOf(b.rng, declineReasons[category])).SetDeclineCategory(application.DeclineCategory(category))
+		b.entry(tx, l.id, history.ApplicationDeclined, *a.decided, a.id, fmt.Sprintf("%s declined the application", ld.name))
 	}
 	b.apps = append(b.apps, c)
 	return o
+}
+
+// seedWaivers are the reasons an admin waives a stipulation for.
+var seedWaivers = []string{"The lender accepted the bank's letter instead", "Covered by the signed application", "Not needed below 25k"}
+
+// queueStipulations makes the approval's conditions its stipulations, in
+// every state: a funded application's are all met (received, or waived
+// with reason funded, as a funding that waives them leaves them); an open
+// approval's are outstanding, received or waived. It returns how many are
+// outstanding. The seed writes no files, so a received stipulation names
+// no documents.
+func (b *book) queueStipulations(tx *ent.Client, l *seedLead, a *seedApp, conds []string, funded bool) int {
+	outstanding := 0
+	for _, text := range conds {
+		at, id := b.after(*a.decided, 2*day), uuid.Must(uuid.NewV7())
+		s := tx.Stipulation.Create().SetID(id).SetOrgID(b.org).SetApplicationID(a.id).SetLeadID(l.id).SetText(text).
+			SetCreatedAt(*a.decided).SetUpdatedAt(at)
+		switch roll := b.rng.IntN(100); {
+		case funded && roll < 20:
+			s.SetStatus(stipulation.StatusWaived).SetWaivedAt(at).SetWaivedBy(b.actor).SetWaiveReason(lendingrules.WaivedByFunding)
+			b.entry(tx, l.id, history.StipulationWaived, at, id, fmt.Sprintf("Stipulation waived at funding: %s", text))
+		case funded || roll < 35:
+			s.SetStatus(stipulation.StatusReceived).SetReceivedAt(at)
+			b.entry(tx, l.id, history.StipulationReceived, at, id, "Stipulation received: "+text)
+		case roll < 50:
+			reason := pickOf(b.rng, seedWaivers)
+			s.SetStatus(stipulation.StatusWaived).SetWaivedAt(at).SetWaivedBy(b.actor).SetWaiveReason(reason)
+			b.entry(tx, l.id, history.StipulationWaived, at, id, fmt.Sprintf("Stipulation waived: %s (%s)", text, reason))
+		default:
+			s.SetUpdatedAt(*a.decided)
+			outstanding++
+		}
+		b.stips = append(b.stips, s)
+	}
+	return outstanding
 }
 
 // declineCategory is the reason's kind: the box's miss when the file missed
@@ -626,7 +700,15 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 	if payback, ok, _ := lendingrules.Payback(o.amount, o.rateType, o.rate); ok {
 		d.SetPaybackAmount(payback)
 	}
+	// A renewal that came due in the book's past was announced then (a bulk
+	// load emits no events); the sweeper announces the later ones.
+	due := lendingrules.RenewalEligibleAt(fundedAt.UTC(), o.term)
+	d.SetRenewalEligibleAt(due)
+	if !due.After(b.now) {
+		d.SetRenewalAnnouncedAt(due)
+	}
 	b.deals = append(b.deals, d)
+	b.entry(tx, l.id, history.DealFunded, fundedAt, dealID, fmt.Sprintf("Funded %s by %s", o.amount, ld.name))
 	b.days[lenderDay{ld.id, apitime.Day(apitime.Truncate(fundedAt))}]++
 	b.seeded.Deals++
 
@@ -670,8 +752,14 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 			at = b.after(at, seedPayDays*day)
 			paid += p
 		}
-		pc := tx.CommissionPayment.Create().SetOrgID(b.org).SetCommissionID(commissionID).SetAmount(p).SetKind(kind).
+		paymentID := uuid.Must(uuid.NewV7())
+		pc := tx.CommissionPayment.Create().SetID(paymentID).SetOrgID(b.org).SetCommissionID(commissionID).SetAmount(p).SetKind(kind).
 			SetPaidAt(at).SetCreatedAt(at).SetUpdatedAt(at)
+		if kind == commissionpayment.KindClawback {
+			b.entry(tx, l.id, history.CommissionClawedBack, at, paymentID, fmt.Sprintf("Commission of %s clawed back", p))
+		} else {
+			b.entry(tx, l.id, history.CommissionPaid, at, paymentID, fmt.Sprintf("Commission of %s paid", p))
+		}
 		if b.percent(90) {
 			pc.SetReference(fmt.Sprintf("%s-REM-%0*d-%d", ld.prefix, seedRefDigits, b.seeded.Deals, i+1))
 		}
@@ -706,6 +794,11 @@ func (b *book) flush(ctx context.Context, tx *ent.Client) error {
 			return fmt.Errorf("applications: %w", err)
 		}
 	}
+	for _, chunk := range chunks(b.stips, 1000) {
+		if err := tx.Stipulation.CreateBulk(chunk...).Exec(ctx); err != nil {
+			return fmt.Errorf("stipulations: %w", err)
+		}
+	}
 	for _, chunk := range chunks(b.deals, 1000) {
 		if err := tx.FundedDeal.CreateBulk(chunk...).Exec(ctx); err != nil {
 			return fmt.Errorf("funded deals: %w", err)
@@ -719,6 +812,11 @@ func (b *book) flush(ctx context.Context, tx *ent.Client) error {
 	for _, chunk := range chunks(b.payments, 1000) {
 		if err := tx.CommissionPayment.CreateBulk(chunk...).Exec(ctx); err != nil {
 			return fmt.Errorf("commission payments: %w", err)
+		}
+	}
+	for _, chunk := range chunks(b.history, 1000) {
+		if err := tx.Activity.CreateBulk(chunk...).Exec(ctx); err != nil {
+			return fmt.Errorf("the leads' lending history: %w", err)
 		}
 	}
 	// The day counts, added to what earlier batches counted (slot 0).
@@ -737,7 +835,8 @@ func (b *book) flush(ctx context.Context, tx *ent.Client) error {
 		}
 	}
 	clear(b.days)
-	b.apps, b.deals, b.comms, b.payments = b.apps[:0], b.deals[:0], b.comms[:0], b.payments[:0]
+	b.apps, b.deals, b.comms, b.payments, b.history = b.apps[:0], b.deals[:0], b.comms[:0], b.payments[:0], b.history[:0]
+	b.stips = b.stips[:0]
 	return nil
 }
 
@@ -748,4 +847,10 @@ func chunks[T any](s []T, size int) [][]T {
 		out, s = append(out, s[:n]), s[n:]
 	}
 	return out
+}
+
+// entry queues one entry of the lead's history, as the lending flows
+// write it, at the time of its change.
+func (b *book) entry(tx *ent.Client, lead uuid.UUID, kind string, at time.Time, record uuid.UUID, summary string) {
+	b.history = append(b.history, historyEntry(tx, b.org, lead, kind, at, record, summary))
 }

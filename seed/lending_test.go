@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -46,6 +47,43 @@ func TestSeedLending(t *testing.T) {
 	t.Run("EveryRule", func(t *testing.T) {
 		for _, v := range b.violations(before) {
 			t.Error(v)
+		}
+	})
+
+	// Each lender has a record of its own, so the lender matches rank the
+	// panel by something: approval rates and decision speeds far apart.
+	// Every application carries its amount band and industry key.
+	t.Run("DistinctRecords", func(t *testing.T) {
+		type tally struct{ approved, decided, seconds int }
+		by := map[uuid.UUID]*tally{}
+		for _, a := range b.apps {
+			if a.AmountBand == nil || *a.AmountBand != lendingrules.AmountBand(a.RequestedAmount) || a.IndustryKey == nil {
+				t.Fatalf("application %s: amount band %v, industry key %v", a.ID, a.AmountBand, a.IndustryKey)
+			}
+			if a.DecidedAt == nil {
+				continue
+			}
+			x := by[a.LenderID]
+			if x == nil {
+				x = &tally{}
+				by[a.LenderID] = x
+			}
+			x.decided++
+			x.seconds += int(a.DecidedAt.Sub(a.SubmittedAt) / time.Second)
+			if a.Status != application.StatusDeclined {
+				x.approved++
+			}
+		}
+		lo, hi, fast, slow := 100, 0, math.MaxInt, 0
+		for _, x := range by {
+			if x.decided < 20 {
+				continue
+			}
+			rate, mean := 100*x.approved/x.decided, x.seconds/x.decided
+			lo, hi, fast, slow = min(lo, rate), max(hi, rate), min(fast, mean), max(slow, mean)
+		}
+		if hi-lo < 20 || slow < 3*fast {
+			t.Errorf("approval rates %d%% to %d%%, mean decisions %ds to %ds: want lenders far apart", lo, hi, fast, slow)
 		}
 	})
 
@@ -184,6 +222,32 @@ func TestSeedLending(t *testing.T) {
 			if len(apps) > 0 && l.PrimaryAdvisorID == nil {
 				t.Errorf("shopped lead %s has no advisor", id)
 			}
+		}
+	})
+
+	// Every deal knows when it may renew; the book's year leaves many due,
+	// announced in its past, and the later ones for the sweeper.
+	t.Run("Renewals", func(t *testing.T) {
+		due, later := 0, 0
+		for _, d := range b.deals {
+			want := lendingrules.RenewalEligibleAt(d.FundedAt.UTC(), d.TermMonths)
+			if d.RenewalEligibleAt == nil || !d.RenewalEligibleAt.Equal(want) {
+				t.Fatalf("deal funded %s on %d months renews at %v, want %s", d.FundedAt, d.TermMonths, d.RenewalEligibleAt, want)
+			}
+			if want.Before(before) {
+				due++
+				if d.RenewalAnnouncedAt == nil {
+					t.Errorf("deal %s came due in the book's past unannounced", d.ID)
+				}
+			} else {
+				later++
+				if d.RenewalAnnouncedAt != nil {
+					t.Errorf("deal %s not yet due is announced", d.ID)
+				}
+			}
+		}
+		if due < len(b.deals)/5 || later == 0 {
+			t.Errorf("%d deals due and %d later of %d: want a fifth due at least, and some later", due, later, len(b.deals))
 		}
 	})
 

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
+	"github.com/lendingpipe/svc/notify"
 )
 
 // recordAll stores a batch's outcomes in one transaction (one commit for
@@ -199,5 +200,13 @@ func (w *Worker) countFailures(ctx context.Context, c *ent.Client, subID uuid.UU
 	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
 		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
 	// An app's endpoint is another endpoint of the same installation.
-	return events.EmitWithin(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID, sub.InstallationID)
+	if err := events.EmitWithin(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID, sub.InstallationID); err != nil {
+		return err
+	}
+	admins, err := notify.ToAdmins(ctx, c, sub.OrgID, notify.Notice{Kind: notify.SubscriptionPaused, RecordID: subID,
+		Summary: fmt.Sprintf("Webhooks to %s paused: %s", sub.URL, reason)})
+	if err != nil {
+		return err
+	}
+	return notify.Send(ctx, c, admins...)
 }

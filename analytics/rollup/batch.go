@@ -21,7 +21,7 @@ import (
 // between its creates.
 type CreateBatch struct {
 	mu      sync.Mutex
-	stages  map[stageCount]int
+	stages  map[stageCount]stageStep
 	days    map[dayCount]leadStep
 	dialect string
 	first   map[uuid.UUID]uuid.UUID
@@ -40,7 +40,7 @@ type batchKey struct{}
 // WithCreateBatch returns ctx carrying a new batch; the lead flows add to
 // it instead of writing.
 func WithCreateBatch(ctx context.Context) (context.Context, *CreateBatch) {
-	b := &CreateBatch{stages: map[stageCount]int{}, days: map[dayCount]leadStep{}, first: map[uuid.UUID]uuid.UUID{}}
+	b := &CreateBatch{stages: map[stageCount]stageStep{}, days: map[dayCount]leadStep{}, first: map[uuid.UUID]uuid.UUID{}}
 	return context.WithValue(ctx, batchKey{}, b), b
 }
 
@@ -68,15 +68,16 @@ func FirstStage(ctx context.Context, org uuid.UUID, read func() (uuid.UUID, erro
 	return id, err
 }
 
-// addStageLater adds n to a stage's count in the batch of ctx; false outside one.
-func addStageLater(ctx context.Context, org, stage uuid.UUID, n int) bool {
+// addStageLater adds step to a stage's count in the batch of ctx; false outside one.
+func addStageLater(ctx context.Context, org, stage uuid.UUID, step stageStep) bool {
 	b := batchOf(ctx)
 	if b == nil {
 		return false
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.stages[stageCount{org, stage}] += n
+	k := stageCount{org, stage}
+	b.stages[k] = b.stages[k].plus(step)
 	return true
 }
 

@@ -247,20 +247,22 @@ func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) er
 	return addLeadDay(ctx, c, z, l, s)
 }
 
-// AddStage adds n leads to a stage's count (LeadCount), in the slot the
+// addStage adds step to a stage's count (LeadCount), in the slot the
 // transaction adds to: a transaction adds all its leads to one slot, as
 // two bulk creations touching slots in different orders would deadlock.
-func AddStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
-	if addStageLater(ctx, org, stage, n) {
+func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, step stageStep) error {
+	if addStageLater(ctx, org, stage, step) {
 		return nil
 	}
-	return writeStage(ctx, c, org, stage, n)
+	return writeStage(ctx, c, org, stage, step)
 }
 
-// writeStage adds n leads to a stage's count now.
-func writeStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
-	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(stageSlot(ctx)).SetN(n).
-		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(n).
+// writeStage adds step to a stage's count now.
+func writeStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, step stageStep) error {
+	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(stageSlot(ctx)).
+		SetN(step.n).SetRequested(step.requested).SetOutsized(step.outsized).
+		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).
+		AddN(step.n).AddRequested(step.requested).AddOutsized(step.outsized).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("counting the stage's leads: %w", err)
@@ -268,15 +270,17 @@ func writeStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int)
 	return nil
 }
 
-// moveStage moves a lead from one stage's count to the other's, both rows
-// in one statement (a stage move is the commonest lead write). The rows go
-// in the order of their stages' ids, so two moves between the same stages
-// in opposite directions take them in the same order.
-func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) error {
+// moveStage moves a lead (step: one lead and its requested amount) from
+// one stage's count to the other's, both rows in one statement (a stage
+// move is the commonest lead write). The rows go in the order of their
+// stages' ids, so two moves between the same stages in opposite
+// directions take them in the same order.
+func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID, step stageStep) error {
 	slot := stageSlot(ctx)
+	out, in := step.neg(), step
 	rows := []*gen.LeadCountCreate{
-		c.LeadCount.Create().SetOrgID(org).SetStageID(from).SetSlot(slot).SetN(-1),
-		c.LeadCount.Create().SetOrgID(org).SetStageID(to).SetSlot(slot).SetN(1),
+		c.LeadCount.Create().SetOrgID(org).SetStageID(from).SetSlot(slot).SetN(out.n).SetRequested(out.requested).SetOutsized(out.outsized),
+		c.LeadCount.Create().SetOrgID(org).SetStageID(to).SetSlot(slot).SetN(in.n).SetRequested(in.requested).SetOutsized(in.outsized),
 	}
 	if bytes.Compare(to[:], from[:]) < 0 {
 		rows[0], rows[1] = rows[1], rows[0]
@@ -284,10 +288,12 @@ func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) erro
 	err := c.LeadCount.CreateBulk(rows...).
 		OnConflict(sql.ConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot),
 			sql.ResolveWith(func(u *sql.UpdateSet) {
-				// Each row adds its own n: excluded.n, the value it would
+				// Each row adds its own values: excluded's, those it would
 				// have inserted.
 				excluded := sql.Dialect(u.Dialect()).Table("excluded")
-				u.Add(leadcount.FieldN, sql.Expr(excluded.C(leadcount.FieldN)))
+				for _, f := range []string{leadcount.FieldN, leadcount.FieldRequested, leadcount.FieldOutsized} {
+					u.Add(f, sql.Expr(excluded.C(f)))
+				}
 			})).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
@@ -305,13 +311,14 @@ func LeadCreated(ctx context.Context, c *gen.Client, l *gen.Lead) error {
 	return countCreated(ctx, c, l)
 }
 
-// LeadMoved moves a lead of org from one stage's count to the other's; a
-// lead that stays in its stage is not counted again.
-func LeadMoved(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) error {
+// LeadMoved moves a lead of org, asking for requested, from one stage's
+// count and sum to the other's; a lead that stays in its stage is not
+// counted again.
+func LeadMoved(ctx context.Context, c *gen.Client, org, from, to uuid.UUID, requested *string) error {
 	if from == to {
 		return nil
 	}
-	return moveStage(ctx, c, org, from, to)
+	return moveStage(ctx, c, org, from, to, requestStep(requested))
 }
 
 // Submission counts l as applied: its first application was submitted.
@@ -345,6 +352,9 @@ func Funding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal)
 	}
 	day := period.LocalDay(d.FundedAt, z.loc)
 	sums := dealSums{deals: 1, funded: d.FundedAmount, expected: d.ExpectedCommission, outstanding: d.ExpectedCommission}
+	if d.IsRenewal {
+		sums.renewal = renewalSums{deals: 1, funded: d.FundedAmount, expected: d.ExpectedCommission}
+	}
 	return addDealDays(ctx, c, z.dialect, d.OrgID, day, d.LenderID, d.AdvisorID, sums)
 }
 
@@ -352,13 +362,23 @@ func Funding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal)
 type dealSums struct {
 	deals                                           int
 	funded, expected, paid, clawedBack, outstanding money.Amount
+	renewal                                         renewalSums
+}
+
+// renewalSums is what a change of a renewal deal adds to its row's renewal
+// figures: the deal, its funded amount, its commission's expected amount,
+// and its payments (gross: a clawback takes nothing from paid).
+type renewalSums struct {
+	deals                  int
+	funded, expected, paid money.Amount
 }
 
 // dealDays adds to DealDay rows.
 var dealDays = rollupUpsert{table: dealday.Table,
 	keys: []string{dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID},
 	adds: []string{dealday.FieldDeals, dealday.FieldFundedAmount, dealday.FieldExpectedCommission, dealday.FieldPaid,
-		dealday.FieldClawedBack, dealday.FieldOutstanding}}
+		dealday.FieldClawedBack, dealday.FieldOutstanding,
+		dealday.FieldRenewalDeals, dealday.FieldRenewalAmount, dealday.FieldRenewalExpected, dealday.FieldRenewalPaid}}
 
 // addDealDays adds s to the rows of the day, of its month and of its
 // year, by the lender and by the advisor (when there is one). The rows
@@ -382,7 +402,8 @@ func addDealDays(ctx context.Context, c *gen.Client, dialect string, org uuid.UU
 			n     int
 		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}, {dealday.GrainYear, period.YearNumber(day)}} {
 			rows = append(rows, []any{org, string(g.grain), g.n, string(sub.dim), sub.id,
-				s.deals, int64(s.funded), int64(s.expected), int64(s.paid), int64(s.clawedBack), int64(s.outstanding)})
+				s.deals, int64(s.funded), int64(s.expected), int64(s.paid), int64(s.clawedBack), int64(s.outstanding),
+				s.renewal.deals, int64(s.renewal.funded), int64(s.renewal.expected), int64(s.renewal.paid)})
 		}
 	}
 	return dealDays.exec(ctx, c, dialect, rows...)
@@ -408,6 +429,9 @@ func Payment(ctx context.Context, c *gen.Client, cm *gen.Commission, fundedAt ti
 	} else {
 		s.paid = p.Amount
 	}
+	if cm.IsRenewal {
+		s.renewal.paid = s.paid
+	}
 	day := period.LocalDay(fundedAt, z.loc)
 	if err := addDealDays(ctx, c, z.dialect, cm.OrgID, day, cm.LenderID, cm.AdvisorID, s); err != nil {
 		return err
@@ -421,7 +445,7 @@ var fundedDealDays = rollupUpsert{table: fundeddealday.Table,
 	adds: []string{fundeddealday.FieldN}}
 
 // CountDeal adds the deal to its lender's count of the day it was funded,
-// in a slot chosen by the transaction as AddStage chooses one. The count
+// in a slot chosen by the transaction as addStage chooses one. The count
 // is kept whether or not the rollups are built; the transaction's zone
 // read (already made by the funding's move of its application) gives the
 // upsert its dialect.

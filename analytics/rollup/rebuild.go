@@ -174,24 +174,21 @@ func createInChunks[T any](builders []T, create func([]T) error) error {
 	return nil
 }
 
-// rebuildStageCounts counts org's leads by stage again (LeadCount), which
-// also replaces counts kept before they were kept by stage.
+// rebuildStageCounts counts org's leads by stage again (LeadCount), with
+// the sums of the amounts they ask for, which also replaces counts kept
+// before they were kept by stage.
 func rebuildStageCounts(ctx context.Context, tx *ent.Client, org uuid.UUID, _ *time.Location) error {
 	if _, err := tx.LeadCount.Delete().Where(leadcount.OrgID(org)).Exec(ctx); err != nil {
 		return fmt.Errorf("emptying the lead counts: %w", err)
 	}
-	var rows []struct {
-		StageID uuid.UUID `json:"stage_id"`
-		N       int       `json:"n"`
-	}
-	err := tx.Lead.Query().Where(lead.OrgID(org)).GroupBy(lead.FieldStageID).
-		Aggregate(ent.As(ent.Count(), "n")).Scan(ctx, &rows)
+	sums, err := SumStages(ctx, tx.Lead.Query().Where(lead.OrgID(org)))
 	if err != nil {
 		return fmt.Errorf("counting the leads by stage: %w", err)
 	}
-	builders := make([]*ent.LeadCountCreate, len(rows))
-	for i, r := range rows {
-		builders[i] = tx.LeadCount.Create().SetOrgID(org).SetStageID(r.StageID).SetSlot(0).SetN(r.N)
+	builders := make([]*ent.LeadCountCreate, 0, len(sums))
+	for stage, s := range sums {
+		builders = append(builders, tx.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(0).
+			SetN(s.kept.n).SetRequested(s.kept.requested).SetOutsized(s.kept.outsized))
 	}
 	return createInChunks(builders, func(b []*ent.LeadCountCreate) error { return tx.LeadCount.CreateBulk(b...).Exec(ctx) })
 }
@@ -199,13 +196,14 @@ func rebuildStageCounts(ctx context.Context, tx *ent.Client, org uuid.UUID, _ *t
 // commissionSums are a commission's figures as the rollups add them.
 type commissionSums struct {
 	paid, clawedBack, outstanding money.Amount
+	renewal                       bool // the commission's is_renewal
 }
 
 // commissionsOf reads org's commissions with their gross payments and
 // clawbacks, by deal.
 func commissionsOf(ctx context.Context, tx *ent.Client, org uuid.UUID) (map[uuid.UUID]commissionSums, error) {
 	cms, err := tx.Commission.Query().Where(commission.OrgID(org)).
-		Select(commission.FieldDealID, commission.FieldExpectedAmount, commission.FieldPaidAmount).All(ctx)
+		Select(commission.FieldDealID, commission.FieldExpectedAmount, commission.FieldPaidAmount, commission.FieldIsRenewal).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the commissions: %w", err)
 	}
@@ -216,7 +214,7 @@ func commissionsOf(ctx context.Context, tx *ent.Client, org uuid.UUID) (map[uuid
 	out := make(map[uuid.UUID]commissionSums, len(cms))
 	for _, cm := range cms {
 		g := gross[cm.ID]
-		s := commissionSums{paid: g.Paid, clawedBack: g.ClawedBack}
+		s := commissionSums{paid: g.Paid, clawedBack: g.ClawedBack, renewal: cm.IsRenewal}
 		s.outstanding = max(cm.ExpectedAmount-cm.PaidAmount, 0)
 		out[cm.DealID] = s
 	}
@@ -233,7 +231,7 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 	}
 	deals, err := tx.FundedDeal.Query().Where(fundeddeal.OrgID(org)).
 		Select(fundeddeal.FieldFundedAt, fundeddeal.FieldLenderID, fundeddeal.FieldAdvisorID,
-			fundeddeal.FieldFundedAmount, fundeddeal.FieldExpectedCommission).All(ctx)
+			fundeddeal.FieldFundedAmount, fundeddeal.FieldExpectedCommission, fundeddeal.FieldIsRenewal).All(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the deals: %w", err)
 	}
@@ -256,6 +254,17 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 		r.Paid += cm.paid
 		r.ClawedBack += cm.clawedBack
 		r.Outstanding += cm.outstanding
+		// The deal's flag counts it and its expected commission, the
+		// commission's its payments, as the hooks add them (Funding,
+		// Payment); the funding carries the one to the other.
+		if d.IsRenewal {
+			r.RenewalDeals++
+			r.RenewalAmount += d.FundedAmount
+			r.RenewalExpected += d.ExpectedCommission
+		}
+		if cm.renewal {
+			r.RenewalPaid += cm.paid
+		}
 	}
 	add := func(k key, d *ent.FundedDeal, cm commissionSums) {
 		day := k.day
@@ -277,7 +286,9 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 	for _, r := range days {
 		builders = append(builders, tx.DealDay.Create().SetOrgID(org).SetGrain(r.Grain).SetDay(r.Day).SetDimension(r.Dimension).
 			SetSubjectID(r.SubjectID).SetDeals(r.Deals).SetFundedAmount(r.FundedAmount).
-			SetExpectedCommission(r.ExpectedCommission).SetPaid(r.Paid).SetClawedBack(r.ClawedBack).SetOutstanding(r.Outstanding))
+			SetExpectedCommission(r.ExpectedCommission).SetPaid(r.Paid).SetClawedBack(r.ClawedBack).SetOutstanding(r.Outstanding).
+			SetRenewalDeals(r.RenewalDeals).SetRenewalAmount(r.RenewalAmount).SetRenewalExpected(r.RenewalExpected).
+			SetRenewalPaid(r.RenewalPaid))
 	}
 	return createInChunks(builders, func(b []*ent.DealDayCreate) error { return tx.DealDay.CreateBulk(b...).Exec(ctx) })
 }

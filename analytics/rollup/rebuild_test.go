@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
 	"testing"
 	"time"
 
@@ -161,7 +162,7 @@ func dump(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		if r.StageID == nil {
 			continue // the bulk load's count of leads by no stage, which a rebuild replaces (stageless)
 		}
-		add(fmt.Sprintf("stage %v %d", r.StageID, r.Slot), fmt.Sprint(r.N))
+		add(fmt.Sprintf("stage %v %d", r.StageID, r.Slot), fmt.Sprint(r.N, r.Requested, r.Outsized))
 	}
 	dds, err := c.DealDay.Query().Where(dealday.OrgID(org), dealday.GrainEQ(dealday.GrainDay)).All(ctx)
 	must(t, err)
@@ -247,8 +248,17 @@ func expected(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		dealByID[d.ID] = d
 	}
 	stages := map[uuid.UUID]int64{}
+	requested := map[uuid.UUID]int64{} // ten-thousandths, every amount within rollup.MaxKeptRequest
 	for _, l := range leads {
 		stages[l.StageID]++
+		if l.RequestedAmount != nil {
+			r, ok := new(big.Rat).SetString(*l.RequestedAmount)
+			if !ok {
+				t.Fatalf("requested amount %q", *l.RequestedAmount)
+			}
+			r.Mul(r, big.NewRat(10000, 1))
+			requested[l.StageID] += r.Num().Int64()
+		}
 		var applied, appr, funded, amount int64
 		for _, a := range appsOf[l.ID] {
 			applied = 1
@@ -263,7 +273,7 @@ func expected(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		addTo(fmt.Sprintf("lead %s %s 0", localDate(l.CreatedAt, loc), l.Source), 5, 1, applied, appr, funded, amount)
 	}
 	for s, n := range stages {
-		addTo(fmt.Sprintf("stage %v 0", s), 1, n)
+		addTo(fmt.Sprintf("stage %v 0", s), 3, n, requested[s], 0)
 	}
 	// Each commission's payments and clawbacks, gross, whenever made.
 	paid, clawed := map[uuid.UUID]int64{}, map[uuid.UUID]int64{}

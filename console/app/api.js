@@ -1,12 +1,15 @@
 // The console's one way to the server: GraphQL over HTTP for queries and
 // mutations, the GraphQL multipart request for uploads, and one shared
 // graphql-ws websocket (the graphql-transport-ws protocol) for
-// subscriptions. Every call sends the signed-in key; every failure is an
-// ApiError carrying the server's words, its code (extensions.code) and the
-// request id (X-Request-Id) that finds it in the server's log.
+// subscriptions. Every call sends the signed-in credential: a person's
+// session (the cookie, with the session's CSRF token) or an API key
+// (Authorization: Bearer); every failure is an ApiError carrying the
+// server's words, its code (extensions.code) and the request id
+// (X-Request-Id) that finds it in the server's log.
 
 import { createClient } from '../vendor/graphql-ws-6.4.2/client.js';
 import { getKey } from './key.js';
+import { inSession, sessionCSRF, sessionRefused } from './session.js';
 
 /** The GraphQL endpoint's path, as the page names it. */
 export const endpoint = document.documentElement.dataset.endpoint || '/graphql';
@@ -24,9 +27,25 @@ export class ApiError extends Error {
   }
 }
 
-function authHeaders(key) {
+/**
+ * The headers that carry the credential: the session's CSRF token (the
+ * cookie goes by itself), or the API key; key, when given, is used
+ * whatever else is held.
+ */
+export function authHeaders(key) {
+  if (key === undefined && inSession()) return { 'X-CSRF-Token': sessionCSRF() };
   const k = key ?? getKey();
   return k ? { Authorization: `Bearer ${k}` } : {};
+}
+
+/** Names the credential signed in, so a cache kept per credential can tell another apart. */
+export function credentialIdentity() {
+  return inSession() ? `session:${sessionCSRF()}` : getKey();
+}
+
+/** The fetch credentials mode: the session's cookie rides along on this origin; a key needs none. */
+export function credentialsMode(key) {
+  return key === undefined && inSession() ? 'same-origin' : 'omit';
 }
 
 /**
@@ -77,7 +96,7 @@ async function post(body, headers, { key, signal } = {}) {
       headers: { Accept: 'application/json', ...authHeaders(key), ...headers },
       body,
       signal,
-      credentials: 'omit',
+      credentials: credentialsMode(key),
       cache: 'no-store',
     });
   } catch (err) {
@@ -85,6 +104,10 @@ async function post(body, headers, { key, signal } = {}) {
     throw new ApiError({ message: `The server could not be reached (${err.message}).`, code: 'NETWORK' });
   }
   const requestId = res.headers.get('X-Request-Id') || '';
+  // A 401 in a person's session is its end, whichever screen or list
+  // made the call (some show their own errors): back to sign-in. A key
+  // given for this call (the key form's check) is not the session.
+  if (res.status === 401 && key === undefined) sessionRefused();
   let payload = null;
   try {
     payload = await res.json();
@@ -109,8 +132,61 @@ async function post(body, headers, { key, signal } = {}) {
   return payload.data;
 }
 
+/**
+ * Downloads an export (GET /v1/exports/...csv, path with its query) as a
+ * file. In a person's session the browser fetches it itself through a
+ * link, carrying the cookie: the file streams to disk, however large. An
+ * API key cannot ride on a link, so the export is fetched with the key
+ * and saved from memory (a Blob behind an object URL), named as the
+ * server's Content-Disposition names it. A refusal throws an ApiError.
+ */
+export async function download(path) {
+  if (inSession()) {
+    save(path, '');
+    return;
+  }
+  let res;
+  try {
+    res = await fetch(path, { headers: authHeaders(), credentials: 'omit', cache: 'no-store' });
+  } catch (err) {
+    throw new ApiError({ message: `The server could not be reached (${err.message}).`, code: 'NETWORK' });
+  }
+  const requestId = res.headers.get('X-Request-Id') || '';
+  if (!res.ok) {
+    if (res.status === 401) sessionRefused();
+    const payload = await res.json().catch(() => null);
+    const e = payload?.errors?.[0] || {};
+    throw new ApiError({
+      message: e.message || `The server answered ${res.status} ${res.statusText}.`,
+      code: e.code || `HTTP_${res.status}`, requestId, status: res.status,
+    });
+  }
+  let blob;
+  try {
+    blob = await res.blob();
+  } catch (err) {
+    // The server cut the transfer off (a page failed after the header).
+    throw new ApiError({ message: `The export broke off before its end (${err.message}); nothing was saved.`, code: 'NETWORK', requestId });
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') || '')?.[1] || 'export.csv';
+  const url = URL.createObjectURL(blob);
+  save(url, name);
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+/** Saves href as a download through a link clicked once; name '' leaves it to the server's. */
+function save(href, name) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
 // One websocket for every subscription, opened on first use and replaced
-// when the key changes (sign-out, another key).
+// when the credential changes (sign-out, another key, a session).
 let client = null;
 let clientKey = '';
 
@@ -121,14 +197,15 @@ function socketURL() {
 }
 
 function sharedClient() {
-  const key = getKey();
+  const key = inSession() ? 'session' : getKey();
   if (client && clientKey === key) return client;
   closeSocket();
   clientKey = key;
   client = createClient({
     url: socketURL(),
-    // The server reads a browser socket's key here, not from a header.
-    connectionParams: () => authHeaders(getKey()),
+    // The server reads a browser socket's key here, not from a header; a
+    // session's socket sends none: the upgrade carried the cookie.
+    connectionParams: () => (inSession() ? {} : authHeaders(getKey())),
     lazy: true,
     retryAttempts: 5,
     shouldRetry: (e) => !(e && typeof e.code === 'number' && e.code >= 4400 && e.code < 4500),

@@ -2,6 +2,9 @@
 // text nodes or attribute values (h never sets innerHTML), so a lead named
 // "<img onerror=...>" shows as those characters.
 
+import { download } from './api.js';
+import { inSession, markEnded } from './session.js';
+
 let ids = 0;
 
 /**
@@ -80,9 +83,48 @@ export function showError(err, context = '') {
   return line;
 }
 
+/**
+ * An "Export CSV" button: downloads the export path() names, the screen's
+ * filters in its query (api.js download). While disabledWhy() gives a
+ * reason the button is disabled and says it.
+ */
+export function exportButton(path, { label = 'Export CSV', disabledWhy = () => '' } = {}) {
+  const button = h('button', { type: 'button', class: 'export' }, label);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      clearError();
+      await download(path());
+    } catch (err) {
+      showError(err, 'The export failed.');
+    } finally {
+      button.refresh();
+    }
+  });
+  button.refresh = () => {
+    const why = disabledWhy();
+    button.disabled = why !== '';
+    button.title = why;
+  };
+  return button;
+}
+
 /** Empties the live region. */
 export function clearError() {
   errorRegion()?.replaceChildren();
+}
+
+/**
+ * The hash's query as a string ("advisor=..&q=.."), from params (an
+ * object or URLSearchParams): empty values are left out, and the keys are
+ * sorted, so the same filters always make the same address.
+ */
+export function queryString(params) {
+  const entries = [...(params instanceof URLSearchParams ? params.entries() : Object.entries(params))]
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => [k, String(v)])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return new URLSearchParams(entries).toString();
 }
 
 /**
@@ -186,6 +228,34 @@ export function date(str) {
 }
 
 /**
+ * Runs draw now or, while the reader has an action form open inside el,
+ * once they have closed it: a redraw from a live update or a reload must
+ * not throw away a form being filled in. A later call replaces a draw
+ * still waiting, so the newest data wins.
+ */
+const waitingDraws = new WeakMap();
+export function drawWhenNoFormOpen(el, draw) {
+  const formOpen = () => el.querySelector('details.action[open]') !== null;
+  if (!formOpen()) {
+    waitingDraws.delete(el);
+    draw();
+    return;
+  }
+  const listening = waitingDraws.has(el);
+  waitingDraws.set(el, draw);
+  if (listening) return;
+  // toggle does not bubble, so el hears it in the capture phase.
+  const onToggle = () => {
+    if (formOpen()) return;
+    el.removeEventListener('toggle', onToggle, true);
+    const waiting = waitingDraws.get(el);
+    waitingDraws.delete(el);
+    waiting?.();
+  };
+  el.addEventListener('toggle', onToggle, true);
+}
+
+/**
  * A paged list or table bound to a loader, in either of the API's list
  * styles:
  *
@@ -208,10 +278,33 @@ export function pager({ load, style = 'page', limit = 20, columns = null, item =
   const next = h('button', { type: 'button', onclick: () => go(1) }, 'Next');
   const element = h('section', { class: 'pager' }, body, h('div', { class: 'pager-nav' }, prev, status, next));
 
+  // A table wider than its box (on a phone) scrolls sideways: while it
+  // does, its box is a labelled region the keyboard can reach and scroll.
+  let watched = null;
+  const markScrolling = (wrap) => {
+    if (wrap.scrollWidth > wrap.clientWidth) {
+      wrap.setAttribute('tabindex', '0');
+      wrap.setAttribute('role', 'region');
+      wrap.setAttribute('aria-label', `${caption || 'Table'} (scrolls sideways)`);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) wrap.removeAttribute(a);
+    }
+  };
+  const observer = typeof ResizeObserver === 'function'
+    ? new ResizeObserver((entries) => { for (const e of entries) markScrolling(e.target); })
+    : null;
+  function watchScrolling(wrap) {
+    if (watched) observer?.unobserve(watched);
+    watched = wrap;
+    markScrolling(wrap);
+    observer?.observe(wrap);
+  }
+
   let page = 1;              // page style: the page number
   const cursors = [null];    // connection style: cursors[i] is page i+1's "after"
   let index = 0;             // connection style: the page shown, from 0
   let seq = 0;
+  let lastDrawn = null;      // the rows drawn, as JSON
 
   async function show() {
     const mine = ++seq;
@@ -223,7 +316,13 @@ export function pager({ load, style = 'page', limit = 20, columns = null, item =
       const result = await load(args);
       if (mine !== seq) return;
       const nodes = style === 'page' ? (result?.nodes || []) : (result?.edges || []).map((e) => e.node);
-      render(nodes);
+      // Rows that did not change keep their nodes: a live update that
+      // brings nothing new moves no focus and swaps nothing under a click.
+      const drawn = JSON.stringify(nodes);
+      if (drawn !== lastDrawn) {
+        lastDrawn = drawn;
+        drawWhenNoFormOpen(body, () => render(nodes));
+      }
       if (style === 'page') {
         const total = result?.total ?? nodes.length;
         const pages = Math.max(1, Math.ceil(total / limit));
@@ -240,6 +339,7 @@ export function pager({ load, style = 'page', limit = 20, columns = null, item =
       }
     } catch (err) {
       if (mine !== seq) return;
+      lastDrawn = null;
       body.replaceChildren(h('p', { class: 'muted' }, 'This list could not be loaded.'));
       showError(err);
     } finally {
@@ -253,11 +353,13 @@ export function pager({ load, style = 'page', limit = 20, columns = null, item =
       return;
     }
     if (columns) {
-      body.replaceChildren(h('div', { class: 'table-wrap' }, h('table', {},
+      const wrap = h('div', { class: 'table-wrap' }, h('table', {},
         caption ? h('caption', {}, caption) : null,
         h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c.label)))),
         h('tbody', {}, nodes.map((n) => h('tr', {}, columns.map((c) => h('td', {}, c.render(n)))))),
-      )));
+      ));
+      body.replaceChildren(wrap);
+      watchScrolling(wrap);
     } else {
       body.replaceChildren(h('ul', { class: 'list' }, nodes.map((n) => h('li', {}, item ? item(n) : String(n)))));
     }
@@ -358,11 +460,22 @@ export function secretBox({ label, secret, warning, onDone = () => {} }) {
  */
 export function reportError(err, context = '') {
   if (err?.code === 'UNAUTHORIZED') {
+    if (inSession()) markEnded();
     window.location.reload();
     return err;
   }
   showError(err, context);
   return err;
+}
+
+/**
+ * Whether scopes grant scope, as the server decides it: admin grants
+ * every scope, and writing grants reading.
+ */
+export function holds(scopes, scope) {
+  if (scopes.includes(scope) || scopes.includes('admin')) return true;
+  const writing = { 'leads:read': 'leads:write', 'lending:read': 'lending:write' }[scope];
+  return !!writing && scopes.includes(writing);
 }
 
 // ---------------------------------------------------------------------------
@@ -461,7 +574,9 @@ export function onFormSubmit(form, action, { context = '' } = {}) {
       clearFormError(form);
       clearError();
     } catch (err) {
-      if (err?.code === 'UNAUTHORIZED') reportError(err);
+      // A sign-in form's 401 is its answer (a wrong password), not an
+      // ended credential.
+      if (err?.code === 'UNAUTHORIZED' && !form.classList.contains('sign-in')) reportError(err);
       else showFormError(form, err, err?.context || context);
     } finally {
       busy = false;
@@ -469,4 +584,20 @@ export function onFormSubmit(form, action, { context = '' } = {}) {
     }
   });
   return form;
+}
+
+/**
+ * A disclosure holding a form: summary is the button that opens it,
+ * submit(form) runs on submit and resolves when done; errors show in words
+ * with context and leave the form open to correct.
+ */
+export function actionForm(summary, context, fields, submitLabel, submit, { className = '' } = {}) {
+  const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
+  const form = h('form', { class: 'action-form', novalidate: true }, fields, h('div', { class: 'actions' }, button));
+  const details = h('details', { class: ['action', className] }, h('summary', {}, summary), form);
+  onFormSubmit(form, async () => {
+    await submit(form);
+    details.open = false;
+  }, { context });
+  return details;
 }

@@ -45,6 +45,8 @@ const (
 	FieldReplacedBy = "replaced_by"
 	// FieldInstallationID holds the string denoting the installation_id field in the database.
 	FieldInstallationID = "installation_id"
+	// FieldUserID holds the string denoting the user_id field in the database.
+	FieldUserID = "user_id"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// Table holds the table name of the apikey in the database.
@@ -74,6 +76,7 @@ var Columns = []string{
 	FieldRevokedAt,
 	FieldReplacedBy,
 	FieldInstallationID,
+	FieldUserID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -198,6 +201,11 @@ func ByReplacedBy(opts ...sql.OrderTermOption) OrderOption {
 // ByInstallationID orders the results by the installation_id field.
 func ByInstallationID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldInstallationID, opts...).ToFunc()
+}
+
+// ByUserID orders the results by the user_id field.
+func ByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldUserID, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -111,6 +111,11 @@ func InstallationID(v uuid.UUID) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldInstallationID, v))
 }
 
+// UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
+func UserID(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldUserID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -674,6 +679,56 @@ func InstallationIDIsNil() predicate.APIKey {
 // InstallationIDNotNil applies the NotNil predicate on the "installation_id" field.
 func InstallationIDNotNil() predicate.APIKey {
 	return predicate.APIKey(sql.FieldNotNull(FieldInstallationID))
+}
+
+// UserIDEQ applies the EQ predicate on the "user_id" field.
+func UserIDEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldUserID, v))
+}
+
+// UserIDNEQ applies the NEQ predicate on the "user_id" field.
+func UserIDNEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldUserID, v))
+}
+
+// UserIDIn applies the In predicate on the "user_id" field.
+func UserIDIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldUserID, vs...))
+}
+
+// UserIDNotIn applies the NotIn predicate on the "user_id" field.
+func UserIDNotIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldUserID, vs...))
+}
+
+// UserIDGT applies the GT predicate on the "user_id" field.
+func UserIDGT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldUserID, v))
+}
+
+// UserIDGTE applies the GTE predicate on the "user_id" field.
+func UserIDGTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldUserID, v))
+}
+
+// UserIDLT applies the LT predicate on the "user_id" field.
+func UserIDLT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldUserID, v))
+}
+
+// UserIDLTE applies the LTE predicate on the "user_id" field.
+func UserIDLTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldUserID, v))
+}
+
+// UserIDIsNil applies the IsNil predicate on the "user_id" field.
+func UserIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldUserID))
+}
+
+// UserIDNotNil applies the NotNil predicate on the "user_id" field.
+func UserIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldUserID))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -71,6 +71,16 @@ const (
 	FieldWarnings = "warnings"
 	// FieldFundedDealID holds the string denoting the funded_deal_id field in the database.
 	FieldFundedDealID = "funded_deal_id"
+	// FieldStipulationsOutstanding holds the string denoting the stipulations_outstanding field in the database.
+	FieldStipulationsOutstanding = "stipulations_outstanding"
+	// FieldRenewalOfDealID holds the string denoting the renewal_of_deal_id field in the database.
+	FieldRenewalOfDealID = "renewal_of_deal_id"
+	// FieldIsRenewal holds the string denoting the is_renewal field in the database.
+	FieldIsRenewal = "is_renewal"
+	// FieldAmountBand holds the string denoting the amount_band field in the database.
+	FieldAmountBand = "amount_band"
+	// FieldIndustryKey holds the string denoting the industry_key field in the database.
+	FieldIndustryKey = "industry_key"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeLead holds the string denoting the lead edge name in mutations.
@@ -140,6 +150,11 @@ var Columns = []string{
 	FieldWithdrawnReason,
 	FieldWarnings,
 	FieldFundedDealID,
+	FieldStipulationsOutstanding,
+	FieldRenewalOfDealID,
+	FieldIsRenewal,
+	FieldAmountBand,
+	FieldIndustryKey,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -158,7 +173,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [4]ent.Hook
+	Hooks  [5]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -176,6 +191,12 @@ var (
 	DefaultConditions []string
 	// DefaultWarnings holds the default value on creation for the "warnings" field.
 	DefaultWarnings []string
+	// DefaultStipulationsOutstanding holds the default value on creation for the "stipulations_outstanding" field.
+	DefaultStipulationsOutstanding int
+	// StipulationsOutstandingValidator is a validator for the "stipulations_outstanding" field. It is called by the builders before save.
+	StipulationsOutstandingValidator func(int) error
+	// DefaultIsRenewal holds the default value on creation for the "is_renewal" field.
+	DefaultIsRenewal bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -438,6 +459,31 @@ func ByWithdrawnReason(opts ...sql.OrderTermOption) OrderOption {
 // ByFundedDealID orders the results by the funded_deal_id field.
 func ByFundedDealID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFundedDealID, opts...).ToFunc()
+}
+
+// ByStipulationsOutstanding orders the results by the stipulations_outstanding field.
+func ByStipulationsOutstanding(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStipulationsOutstanding, opts...).ToFunc()
+}
+
+// ByRenewalOfDealID orders the results by the renewal_of_deal_id field.
+func ByRenewalOfDealID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalOfDealID, opts...).ToFunc()
+}
+
+// ByIsRenewal orders the results by the is_renewal field.
+func ByIsRenewal(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIsRenewal, opts...).ToFunc()
+}
+
+// ByAmountBand orders the results by the amount_band field.
+func ByAmountBand(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAmountBand, opts...).ToFunc()
+}
+
+// ByIndustryKey orders the results by the industry_key field.
+func ByIndustryKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIndustryKey, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

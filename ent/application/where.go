@@ -152,6 +152,31 @@ func FundedDealID(v uuid.UUID) predicate.Application {
 	return predicate.Application(sql.FieldEQ(FieldFundedDealID, v))
 }
 
+// StipulationsOutstanding applies equality check predicate on the "stipulations_outstanding" field. It's identical to StipulationsOutstandingEQ.
+func StipulationsOutstanding(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldStipulationsOutstanding, v))
+}
+
+// RenewalOfDealID applies equality check predicate on the "renewal_of_deal_id" field. It's identical to RenewalOfDealIDEQ.
+func RenewalOfDealID(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// IsRenewal applies equality check predicate on the "is_renewal" field. It's identical to IsRenewalEQ.
+func IsRenewal(v bool) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldIsRenewal, v))
+}
+
+// AmountBand applies equality check predicate on the "amount_band" field. It's identical to AmountBandEQ.
+func AmountBand(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldAmountBand, v))
+}
+
+// IndustryKey applies equality check predicate on the "industry_key" field. It's identical to IndustryKeyEQ.
+func IndustryKey(v string) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldIndustryKey, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Application {
 	return predicate.Application(sql.FieldEQ(FieldCreatedAt, v))
@@ -1240,6 +1265,231 @@ func FundedDealIDIsNil() predicate.Application {
 // FundedDealIDNotNil applies the NotNil predicate on the "funded_deal_id" field.
 func FundedDealIDNotNil() predicate.Application {
 	return predicate.Application(sql.FieldNotNull(FieldFundedDealID))
+}
+
+// StipulationsOutstandingEQ applies the EQ predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldStipulationsOutstanding, v))
+}
+
+// StipulationsOutstandingNEQ applies the NEQ predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingNEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldStipulationsOutstanding, v))
+}
+
+// StipulationsOutstandingIn applies the In predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldIn(FieldStipulationsOutstanding, vs...))
+}
+
+// StipulationsOutstandingNotIn applies the NotIn predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingNotIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldNotIn(FieldStipulationsOutstanding, vs...))
+}
+
+// StipulationsOutstandingGT applies the GT predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingGT(v int) predicate.Application {
+	return predicate.Application(sql.FieldGT(FieldStipulationsOutstanding, v))
+}
+
+// StipulationsOutstandingGTE applies the GTE predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingGTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldGTE(FieldStipulationsOutstanding, v))
+}
+
+// StipulationsOutstandingLT applies the LT predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingLT(v int) predicate.Application {
+	return predicate.Application(sql.FieldLT(FieldStipulationsOutstanding, v))
+}
+
+// StipulationsOutstandingLTE applies the LTE predicate on the "stipulations_outstanding" field.
+func StipulationsOutstandingLTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldLTE(FieldStipulationsOutstanding, v))
+}
+
+// RenewalOfDealIDEQ applies the EQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDEQ(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDNEQ applies the NEQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNEQ(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIn applies the In predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIn(vs ...uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDNotIn applies the NotIn predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotIn(vs ...uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldNotIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDGT applies the GT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGT(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldGT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDGTE applies the GTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGTE(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldGTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLT applies the LT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLT(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldLT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLTE applies the LTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLTE(v uuid.UUID) predicate.Application {
+	return predicate.Application(sql.FieldLTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIsNil applies the IsNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIsNil() predicate.Application {
+	return predicate.Application(sql.FieldIsNull(FieldRenewalOfDealID))
+}
+
+// RenewalOfDealIDNotNil applies the NotNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotNil() predicate.Application {
+	return predicate.Application(sql.FieldNotNull(FieldRenewalOfDealID))
+}
+
+// IsRenewalEQ applies the EQ predicate on the "is_renewal" field.
+func IsRenewalEQ(v bool) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldIsRenewal, v))
+}
+
+// IsRenewalNEQ applies the NEQ predicate on the "is_renewal" field.
+func IsRenewalNEQ(v bool) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldIsRenewal, v))
+}
+
+// AmountBandEQ applies the EQ predicate on the "amount_band" field.
+func AmountBandEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldAmountBand, v))
+}
+
+// AmountBandNEQ applies the NEQ predicate on the "amount_band" field.
+func AmountBandNEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldAmountBand, v))
+}
+
+// AmountBandIn applies the In predicate on the "amount_band" field.
+func AmountBandIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldIn(FieldAmountBand, vs...))
+}
+
+// AmountBandNotIn applies the NotIn predicate on the "amount_band" field.
+func AmountBandNotIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldNotIn(FieldAmountBand, vs...))
+}
+
+// AmountBandGT applies the GT predicate on the "amount_band" field.
+func AmountBandGT(v int) predicate.Application {
+	return predicate.Application(sql.FieldGT(FieldAmountBand, v))
+}
+
+// AmountBandGTE applies the GTE predicate on the "amount_band" field.
+func AmountBandGTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldGTE(FieldAmountBand, v))
+}
+
+// AmountBandLT applies the LT predicate on the "amount_band" field.
+func AmountBandLT(v int) predicate.Application {
+	return predicate.Application(sql.FieldLT(FieldAmountBand, v))
+}
+
+// AmountBandLTE applies the LTE predicate on the "amount_band" field.
+func AmountBandLTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldLTE(FieldAmountBand, v))
+}
+
+// AmountBandIsNil applies the IsNil predicate on the "amount_band" field.
+func AmountBandIsNil() predicate.Application {
+	return predicate.Application(sql.FieldIsNull(FieldAmountBand))
+}
+
+// AmountBandNotNil applies the NotNil predicate on the "amount_band" field.
+func AmountBandNotNil() predicate.Application {
+	return predicate.Application(sql.FieldNotNull(FieldAmountBand))
+}
+
+// IndustryKeyEQ applies the EQ predicate on the "industry_key" field.
+func IndustryKeyEQ(v string) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldIndustryKey, v))
+}
+
+// IndustryKeyNEQ applies the NEQ predicate on the "industry_key" field.
+func IndustryKeyNEQ(v string) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldIndustryKey, v))
+}
+
+// IndustryKeyIn applies the In predicate on the "industry_key" field.
+func IndustryKeyIn(vs ...string) predicate.Application {
+	return predicate.Application(sql.FieldIn(FieldIndustryKey, vs...))
+}
+
+// IndustryKeyNotIn applies the NotIn predicate on the "industry_key" field.
+func IndustryKeyNotIn(vs ...string) predicate.Application {
+	return predicate.Application(sql.FieldNotIn(FieldIndustryKey, vs...))
+}
+
+// IndustryKeyGT applies the GT predicate on the "industry_key" field.
+func IndustryKeyGT(v string) predicate.Application {
+	return predicate.Application(sql.FieldGT(FieldIndustryKey, v))
+}
+
+// IndustryKeyGTE applies the GTE predicate on the "industry_key" field.
+func IndustryKeyGTE(v string) predicate.Application {
+	return predicate.Application(sql.FieldGTE(FieldIndustryKey, v))
+}
+
+// IndustryKeyLT applies the LT predicate on the "industry_key" field.
+func IndustryKeyLT(v string) predicate.Application {
+	return predicate.Application(sql.FieldLT(FieldIndustryKey, v))
+}
+
+// IndustryKeyLTE applies the LTE predicate on the "industry_key" field.
+func IndustryKeyLTE(v string) predicate.Application {
+	return predicate.Application(sql.FieldLTE(FieldIndustryKey, v))
+}
+
+// IndustryKeyContains applies the Contains predicate on the "industry_key" field.
+func IndustryKeyContains(v string) predicate.Application {
+	return predicate.Application(sql.FieldContains(FieldIndustryKey, v))
+}
+
+// IndustryKeyHasPrefix applies the HasPrefix predicate on the "industry_key" field.
+func IndustryKeyHasPrefix(v string) predicate.Application {
+	return predicate.Application(sql.FieldHasPrefix(FieldIndustryKey, v))
+}
+
+// IndustryKeyHasSuffix applies the HasSuffix predicate on the "industry_key" field.
+func IndustryKeyHasSuffix(v string) predicate.Application {
+	return predicate.Application(sql.FieldHasSuffix(FieldIndustryKey, v))
+}
+
+// IndustryKeyIsNil applies the IsNil predicate on the "industry_key" field.
+func IndustryKeyIsNil() predicate.Application {
+	return predicate.Application(sql.FieldIsNull(FieldIndustryKey))
+}
+
+// IndustryKeyNotNil applies the NotNil predicate on the "industry_key" field.
+func IndustryKeyNotNil() predicate.Application {
+	return predicate.Application(sql.FieldNotNull(FieldIndustryKey))
+}
+
+// IndustryKeyEqualFold applies the EqualFold predicate on the "industry_key" field.
+func IndustryKeyEqualFold(v string) predicate.Application {
+	return predicate.Application(sql.FieldEqualFold(FieldIndustryKey, v))
+}
+
+// IndustryKeyContainsFold applies the ContainsFold predicate on the "industry_key" field.
+func IndustryKeyContainsFold(v string) predicate.Application {
+	return predicate.Application(sql.FieldContainsFold(FieldIndustryKey, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -32,6 +32,10 @@ const (
 	FieldRequestID = "request_id"
 	// FieldFields holds the string denoting the fields field in the database.
 	FieldFields = "fields"
+	// FieldEmail holds the string denoting the email field in the database.
+	FieldEmail = "email"
+	// FieldClientIP holds the string denoting the client_ip field in the database.
+	FieldClientIP = "client_ip"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// Table holds the table name of the auditevent in the database.
@@ -56,6 +60,8 @@ var Columns = []string{
 	FieldTargetID,
 	FieldRequestID,
 	FieldFields,
+	FieldEmail,
+	FieldClientIP,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -123,6 +129,16 @@ func ByTargetID(opts ...sql.OrderTermOption) OrderOption {
 // ByRequestID orders the results by the request_id field.
 func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
+}
+
+// ByEmail orders the results by the email field.
+func ByEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEmail, opts...).ToFunc()
+}
+
+// ByClientIP orders the results by the client_ip field.
+func ByClientIP(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldClientIP, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -34,6 +34,10 @@ const (
 	FieldLenderID = "lender_id"
 	// FieldAdvisorID holds the string denoting the advisor_id field in the database.
 	FieldAdvisorID = "advisor_id"
+	// FieldRenewalOfDealID holds the string denoting the renewal_of_deal_id field in the database.
+	FieldRenewalOfDealID = "renewal_of_deal_id"
+	// FieldIsRenewal holds the string denoting the is_renewal field in the database.
+	FieldIsRenewal = "is_renewal"
 	// FieldExpectedAmount holds the string denoting the expected_amount field in the database.
 	FieldExpectedAmount = "expected_amount"
 	// FieldPaidAmount holds the string denoting the paid_amount field in the database.
@@ -81,6 +85,8 @@ var Columns = []string{
 	FieldLeadID,
 	FieldLenderID,
 	FieldAdvisorID,
+	FieldRenewalOfDealID,
+	FieldIsRenewal,
 	FieldExpectedAmount,
 	FieldPaidAmount,
 	FieldStatus,
@@ -110,6 +116,8 @@ var (
 	DefaultUpdatedAt func() time.Time
 	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
 	UpdateDefaultUpdatedAt func() time.Time
+	// DefaultIsRenewal holds the default value on creation for the "is_renewal" field.
+	DefaultIsRenewal bool
 	// DefaultPaidAmount holds the default value on creation for the "paid_amount" field.
 	DefaultPaidAmount money.Amount
 	// DefaultID holds the default value on creation for the "id" field.
@@ -185,6 +193,16 @@ func ByLenderID(opts ...sql.OrderTermOption) OrderOption {
 // ByAdvisorID orders the results by the advisor_id field.
 func ByAdvisorID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAdvisorID, opts...).ToFunc()
+}
+
+// ByRenewalOfDealID orders the results by the renewal_of_deal_id field.
+func ByRenewalOfDealID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalOfDealID, opts...).ToFunc()
+}
+
+// ByIsRenewal orders the results by the is_renewal field.
+func ByIsRenewal(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIsRenewal, opts...).ToFunc()
 }
 
 // ByExpectedAmount orders the results by the expected_amount field.

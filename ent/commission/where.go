@@ -92,6 +92,16 @@ func AdvisorID(v uuid.UUID) predicate.Commission {
 	return predicate.Commission(sql.FieldEQ(FieldAdvisorID, v))
 }
 
+// RenewalOfDealID applies equality check predicate on the "renewal_of_deal_id" field. It's identical to RenewalOfDealIDEQ.
+func RenewalOfDealID(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// IsRenewal applies equality check predicate on the "is_renewal" field. It's identical to IsRenewalEQ.
+func IsRenewal(v bool) predicate.Commission {
+	return predicate.Commission(sql.FieldEQ(FieldIsRenewal, v))
+}
+
 // ExpectedAmount applies equality check predicate on the "expected_amount" field. It's identical to ExpectedAmountEQ.
 func ExpectedAmount(v money.Amount) predicate.Commission {
 	return predicate.Commission(sql.FieldEQ(FieldExpectedAmount, v))
@@ -350,6 +360,66 @@ func AdvisorIDIsNil() predicate.Commission {
 // AdvisorIDNotNil applies the NotNil predicate on the "advisor_id" field.
 func AdvisorIDNotNil() predicate.Commission {
 	return predicate.Commission(sql.FieldNotNull(FieldAdvisorID))
+}
+
+// RenewalOfDealIDEQ applies the EQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDEQ(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDNEQ applies the NEQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNEQ(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldNEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIn applies the In predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIn(vs ...uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDNotIn applies the NotIn predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotIn(vs ...uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldNotIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDGT applies the GT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGT(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldGT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDGTE applies the GTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGTE(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldGTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLT applies the LT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLT(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldLT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLTE applies the LTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLTE(v uuid.UUID) predicate.Commission {
+	return predicate.Commission(sql.FieldLTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIsNil applies the IsNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIsNil() predicate.Commission {
+	return predicate.Commission(sql.FieldIsNull(FieldRenewalOfDealID))
+}
+
+// RenewalOfDealIDNotNil applies the NotNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotNil() predicate.Commission {
+	return predicate.Commission(sql.FieldNotNull(FieldRenewalOfDealID))
+}
+
+// IsRenewalEQ applies the EQ predicate on the "is_renewal" field.
+func IsRenewalEQ(v bool) predicate.Commission {
+	return predicate.Commission(sql.FieldEQ(FieldIsRenewal, v))
+}
+
+// IsRenewalNEQ applies the NEQ predicate on the "is_renewal" field.
+func IsRenewalNEQ(v bool) predicate.Commission {
+	return predicate.Commission(sql.FieldNEQ(FieldIsRenewal, v))
 }
 
 // ExpectedAmountEQ applies the EQ predicate on the "expected_amount" field.

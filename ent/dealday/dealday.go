@@ -39,6 +39,14 @@ const (
 	FieldClawedBack = "clawed_back"
 	// FieldOutstanding holds the string denoting the outstanding field in the database.
 	FieldOutstanding = "outstanding"
+	// FieldRenewalDeals holds the string denoting the renewal_deals field in the database.
+	FieldRenewalDeals = "renewal_deals"
+	// FieldRenewalAmount holds the string denoting the renewal_amount field in the database.
+	FieldRenewalAmount = "renewal_amount"
+	// FieldRenewalExpected holds the string denoting the renewal_expected field in the database.
+	FieldRenewalExpected = "renewal_expected"
+	// FieldRenewalPaid holds the string denoting the renewal_paid field in the database.
+	FieldRenewalPaid = "renewal_paid"
 	// Table holds the table name of the dealday in the database.
 	Table = "deal_days"
 )
@@ -57,6 +65,10 @@ var Columns = []string{
 	FieldPaid,
 	FieldClawedBack,
 	FieldOutstanding,
+	FieldRenewalDeals,
+	FieldRenewalAmount,
+	FieldRenewalExpected,
+	FieldRenewalPaid,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -89,6 +101,14 @@ var (
 	DefaultClawedBack money.Amount
 	// DefaultOutstanding holds the default value on creation for the "outstanding" field.
 	DefaultOutstanding money.Amount
+	// DefaultRenewalDeals holds the default value on creation for the "renewal_deals" field.
+	DefaultRenewalDeals int
+	// DefaultRenewalAmount holds the default value on creation for the "renewal_amount" field.
+	DefaultRenewalAmount money.Amount
+	// DefaultRenewalExpected holds the default value on creation for the "renewal_expected" field.
+	DefaultRenewalExpected money.Amount
+	// DefaultRenewalPaid holds the default value on creation for the "renewal_paid" field.
+	DefaultRenewalPaid money.Amount
 )
 
 // Grain defines the type for the "grain" enum field.
@@ -202,6 +222,26 @@ func ByClawedBack(opts ...sql.OrderTermOption) OrderOption {
 // ByOutstanding orders the results by the outstanding field.
 func ByOutstanding(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOutstanding, opts...).ToFunc()
+}
+
+// ByRenewalDeals orders the results by the renewal_deals field.
+func ByRenewalDeals(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalDeals, opts...).ToFunc()
+}
+
+// ByRenewalAmount orders the results by the renewal_amount field.
+func ByRenewalAmount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalAmount, opts...).ToFunc()
+}
+
+// ByRenewalExpected orders the results by the renewal_expected field.
+func ByRenewalExpected(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalExpected, opts...).ToFunc()
+}
+
+// ByRenewalPaid orders the results by the renewal_paid field.
+func ByRenewalPaid(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalPaid, opts...).ToFunc()
 }
 
 // MarshalGQL implements graphql.Marshaler interface.

@@ -99,6 +99,26 @@ func Outstanding(v money.Amount) predicate.DealDay {
 	return predicate.DealDay(sql.FieldEQ(FieldOutstanding, v))
 }
 
+// RenewalDeals applies equality check predicate on the "renewal_deals" field. It's identical to RenewalDealsEQ.
+func RenewalDeals(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalDeals, v))
+}
+
+// RenewalAmount applies equality check predicate on the "renewal_amount" field. It's identical to RenewalAmountEQ.
+func RenewalAmount(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalAmount, v))
+}
+
+// RenewalExpected applies equality check predicate on the "renewal_expected" field. It's identical to RenewalExpectedEQ.
+func RenewalExpected(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalExpected, v))
+}
+
+// RenewalPaid applies equality check predicate on the "renewal_paid" field. It's identical to RenewalPaidEQ.
+func RenewalPaid(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalPaid, v))
+}
+
 // OrgIDEQ applies the EQ predicate on the "org_id" field.
 func OrgIDEQ(v uuid.UUID) predicate.DealDay {
 	return predicate.DealDay(sql.FieldEQ(FieldOrgID, v))
@@ -497,6 +517,166 @@ func OutstandingLT(v money.Amount) predicate.DealDay {
 // OutstandingLTE applies the LTE predicate on the "outstanding" field.
 func OutstandingLTE(v money.Amount) predicate.DealDay {
 	return predicate.DealDay(sql.FieldLTE(FieldOutstanding, v))
+}
+
+// RenewalDealsEQ applies the EQ predicate on the "renewal_deals" field.
+func RenewalDealsEQ(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalDeals, v))
+}
+
+// RenewalDealsNEQ applies the NEQ predicate on the "renewal_deals" field.
+func RenewalDealsNEQ(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNEQ(FieldRenewalDeals, v))
+}
+
+// RenewalDealsIn applies the In predicate on the "renewal_deals" field.
+func RenewalDealsIn(vs ...int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldIn(FieldRenewalDeals, vs...))
+}
+
+// RenewalDealsNotIn applies the NotIn predicate on the "renewal_deals" field.
+func RenewalDealsNotIn(vs ...int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNotIn(FieldRenewalDeals, vs...))
+}
+
+// RenewalDealsGT applies the GT predicate on the "renewal_deals" field.
+func RenewalDealsGT(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGT(FieldRenewalDeals, v))
+}
+
+// RenewalDealsGTE applies the GTE predicate on the "renewal_deals" field.
+func RenewalDealsGTE(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGTE(FieldRenewalDeals, v))
+}
+
+// RenewalDealsLT applies the LT predicate on the "renewal_deals" field.
+func RenewalDealsLT(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLT(FieldRenewalDeals, v))
+}
+
+// RenewalDealsLTE applies the LTE predicate on the "renewal_deals" field.
+func RenewalDealsLTE(v int) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLTE(FieldRenewalDeals, v))
+}
+
+// RenewalAmountEQ applies the EQ predicate on the "renewal_amount" field.
+func RenewalAmountEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalAmount, v))
+}
+
+// RenewalAmountNEQ applies the NEQ predicate on the "renewal_amount" field.
+func RenewalAmountNEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNEQ(FieldRenewalAmount, v))
+}
+
+// RenewalAmountIn applies the In predicate on the "renewal_amount" field.
+func RenewalAmountIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldIn(FieldRenewalAmount, vs...))
+}
+
+// RenewalAmountNotIn applies the NotIn predicate on the "renewal_amount" field.
+func RenewalAmountNotIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNotIn(FieldRenewalAmount, vs...))
+}
+
+// RenewalAmountGT applies the GT predicate on the "renewal_amount" field.
+func RenewalAmountGT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGT(FieldRenewalAmount, v))
+}
+
+// RenewalAmountGTE applies the GTE predicate on the "renewal_amount" field.
+func RenewalAmountGTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGTE(FieldRenewalAmount, v))
+}
+
+// RenewalAmountLT applies the LT predicate on the "renewal_amount" field.
+func RenewalAmountLT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLT(FieldRenewalAmount, v))
+}
+
+// RenewalAmountLTE applies the LTE predicate on the "renewal_amount" field.
+func RenewalAmountLTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLTE(FieldRenewalAmount, v))
+}
+
+// RenewalExpectedEQ applies the EQ predicate on the "renewal_expected" field.
+func RenewalExpectedEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalExpected, v))
+}
+
+// RenewalExpectedNEQ applies the NEQ predicate on the "renewal_expected" field.
+func RenewalExpectedNEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNEQ(FieldRenewalExpected, v))
+}
+
+// RenewalExpectedIn applies the In predicate on the "renewal_expected" field.
+func RenewalExpectedIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldIn(FieldRenewalExpected, vs...))
+}
+
+// RenewalExpectedNotIn applies the NotIn predicate on the "renewal_expected" field.
+func RenewalExpectedNotIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNotIn(FieldRenewalExpected, vs...))
+}
+
+// RenewalExpectedGT applies the GT predicate on the "renewal_expected" field.
+func RenewalExpectedGT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGT(FieldRenewalExpected, v))
+}
+
+// RenewalExpectedGTE applies the GTE predicate on the "renewal_expected" field.
+func RenewalExpectedGTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGTE(FieldRenewalExpected, v))
+}
+
+// RenewalExpectedLT applies the LT predicate on the "renewal_expected" field.
+func RenewalExpectedLT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLT(FieldRenewalExpected, v))
+}
+
+// RenewalExpectedLTE applies the LTE predicate on the "renewal_expected" field.
+func RenewalExpectedLTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLTE(FieldRenewalExpected, v))
+}
+
+// RenewalPaidEQ applies the EQ predicate on the "renewal_paid" field.
+func RenewalPaidEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldRenewalPaid, v))
+}
+
+// RenewalPaidNEQ applies the NEQ predicate on the "renewal_paid" field.
+func RenewalPaidNEQ(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNEQ(FieldRenewalPaid, v))
+}
+
+// RenewalPaidIn applies the In predicate on the "renewal_paid" field.
+func RenewalPaidIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldIn(FieldRenewalPaid, vs...))
+}
+
+// RenewalPaidNotIn applies the NotIn predicate on the "renewal_paid" field.
+func RenewalPaidNotIn(vs ...money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNotIn(FieldRenewalPaid, vs...))
+}
+
+// RenewalPaidGT applies the GT predicate on the "renewal_paid" field.
+func RenewalPaidGT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGT(FieldRenewalPaid, v))
+}
+
+// RenewalPaidGTE applies the GTE predicate on the "renewal_paid" field.
+func RenewalPaidGTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldGTE(FieldRenewalPaid, v))
+}
+
+// RenewalPaidLT applies the LT predicate on the "renewal_paid" field.
+func RenewalPaidLT(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLT(FieldRenewalPaid, v))
+}
+
+// RenewalPaidLTE applies the LTE predicate on the "renewal_paid" field.
+func RenewalPaidLTE(v money.Amount) predicate.DealDay {
+	return predicate.DealDay(sql.FieldLTE(FieldRenewalPaid, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -53,6 +53,16 @@ const (
 	FieldCommissionID = "commission_id"
 	// FieldFundedAt holds the string denoting the funded_at field in the database.
 	FieldFundedAt = "funded_at"
+	// FieldRenewalEligibleAt holds the string denoting the renewal_eligible_at field in the database.
+	FieldRenewalEligibleAt = "renewal_eligible_at"
+	// FieldRenewalAnnouncedAt holds the string denoting the renewal_announced_at field in the database.
+	FieldRenewalAnnouncedAt = "renewal_announced_at"
+	// FieldRenewalSuperseded holds the string denoting the renewal_superseded field in the database.
+	FieldRenewalSuperseded = "renewal_superseded"
+	// FieldRenewalOfDealID holds the string denoting the renewal_of_deal_id field in the database.
+	FieldRenewalOfDealID = "renewal_of_deal_id"
+	// FieldIsRenewal holds the string denoting the is_renewal field in the database.
+	FieldIsRenewal = "is_renewal"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeApplication holds the string denoting the application edge name in mutations.
@@ -122,6 +132,11 @@ var Columns = []string{
 	FieldExpectedCommission,
 	FieldCommissionID,
 	FieldFundedAt,
+	FieldRenewalEligibleAt,
+	FieldRenewalAnnouncedAt,
+	FieldRenewalSuperseded,
+	FieldRenewalOfDealID,
+	FieldIsRenewal,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -140,7 +155,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks        [3]ent.Hook
+	Hooks        [4]ent.Hook
 	Interceptors [1]ent.Interceptor
 	Policy       ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -149,6 +164,10 @@ var (
 	DefaultUpdatedAt func() time.Time
 	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
 	UpdateDefaultUpdatedAt func() time.Time
+	// DefaultRenewalSuperseded holds the default value on creation for the "renewal_superseded" field.
+	DefaultRenewalSuperseded bool
+	// DefaultIsRenewal holds the default value on creation for the "is_renewal" field.
+	DefaultIsRenewal bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -291,6 +310,31 @@ func ByCommissionID(opts ...sql.OrderTermOption) OrderOption {
 // ByFundedAt orders the results by the funded_at field.
 func ByFundedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFundedAt, opts...).ToFunc()
+}
+
+// ByRenewalEligibleAt orders the results by the renewal_eligible_at field.
+func ByRenewalEligibleAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalEligibleAt, opts...).ToFunc()
+}
+
+// ByRenewalAnnouncedAt orders the results by the renewal_announced_at field.
+func ByRenewalAnnouncedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalAnnouncedAt, opts...).ToFunc()
+}
+
+// ByRenewalSuperseded orders the results by the renewal_superseded field.
+func ByRenewalSuperseded(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalSuperseded, opts...).ToFunc()
+}
+
+// ByRenewalOfDealID orders the results by the renewal_of_deal_id field.
+func ByRenewalOfDealID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenewalOfDealID, opts...).ToFunc()
+}
+
+// ByIsRenewal orders the results by the is_renewal field.
+func ByIsRenewal(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIsRenewal, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

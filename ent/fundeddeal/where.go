@@ -132,6 +132,31 @@ func FundedAt(v time.Time) predicate.FundedDeal {
 	return predicate.FundedDeal(sql.FieldEQ(FieldFundedAt, v))
 }
 
+// RenewalEligibleAt applies equality check predicate on the "renewal_eligible_at" field. It's identical to RenewalEligibleAtEQ.
+func RenewalEligibleAt(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalEligibleAt, v))
+}
+
+// RenewalAnnouncedAt applies equality check predicate on the "renewal_announced_at" field. It's identical to RenewalAnnouncedAtEQ.
+func RenewalAnnouncedAt(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalSuperseded applies equality check predicate on the "renewal_superseded" field. It's identical to RenewalSupersededEQ.
+func RenewalSuperseded(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalSuperseded, v))
+}
+
+// RenewalOfDealID applies equality check predicate on the "renewal_of_deal_id" field. It's identical to RenewalOfDealIDEQ.
+func RenewalOfDealID(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// IsRenewal applies equality check predicate on the "is_renewal" field. It's identical to IsRenewalEQ.
+func IsRenewal(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldIsRenewal, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.FundedDeal {
 	return predicate.FundedDeal(sql.FieldEQ(FieldCreatedAt, v))
@@ -745,6 +770,176 @@ func FundedAtLT(v time.Time) predicate.FundedDeal {
 // FundedAtLTE applies the LTE predicate on the "funded_at" field.
 func FundedAtLTE(v time.Time) predicate.FundedDeal {
 	return predicate.FundedDeal(sql.FieldLTE(FieldFundedAt, v))
+}
+
+// RenewalEligibleAtEQ applies the EQ predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtEQ(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtNEQ applies the NEQ predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtNEQ(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNEQ(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtIn applies the In predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtIn(vs ...time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIn(FieldRenewalEligibleAt, vs...))
+}
+
+// RenewalEligibleAtNotIn applies the NotIn predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtNotIn(vs ...time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotIn(FieldRenewalEligibleAt, vs...))
+}
+
+// RenewalEligibleAtGT applies the GT predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtGT(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGT(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtGTE applies the GTE predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtGTE(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGTE(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtLT applies the LT predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtLT(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLT(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtLTE applies the LTE predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtLTE(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLTE(FieldRenewalEligibleAt, v))
+}
+
+// RenewalEligibleAtIsNil applies the IsNil predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtIsNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIsNull(FieldRenewalEligibleAt))
+}
+
+// RenewalEligibleAtNotNil applies the NotNil predicate on the "renewal_eligible_at" field.
+func RenewalEligibleAtNotNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotNull(FieldRenewalEligibleAt))
+}
+
+// RenewalAnnouncedAtEQ applies the EQ predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtEQ(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtNEQ applies the NEQ predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtNEQ(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNEQ(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtIn applies the In predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtIn(vs ...time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIn(FieldRenewalAnnouncedAt, vs...))
+}
+
+// RenewalAnnouncedAtNotIn applies the NotIn predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtNotIn(vs ...time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotIn(FieldRenewalAnnouncedAt, vs...))
+}
+
+// RenewalAnnouncedAtGT applies the GT predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtGT(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGT(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtGTE applies the GTE predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtGTE(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGTE(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtLT applies the LT predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtLT(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLT(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtLTE applies the LTE predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtLTE(v time.Time) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLTE(FieldRenewalAnnouncedAt, v))
+}
+
+// RenewalAnnouncedAtIsNil applies the IsNil predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtIsNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIsNull(FieldRenewalAnnouncedAt))
+}
+
+// RenewalAnnouncedAtNotNil applies the NotNil predicate on the "renewal_announced_at" field.
+func RenewalAnnouncedAtNotNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotNull(FieldRenewalAnnouncedAt))
+}
+
+// RenewalSupersededEQ applies the EQ predicate on the "renewal_superseded" field.
+func RenewalSupersededEQ(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalSuperseded, v))
+}
+
+// RenewalSupersededNEQ applies the NEQ predicate on the "renewal_superseded" field.
+func RenewalSupersededNEQ(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNEQ(FieldRenewalSuperseded, v))
+}
+
+// RenewalOfDealIDEQ applies the EQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDEQ(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDNEQ applies the NEQ predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNEQ(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNEQ(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIn applies the In predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIn(vs ...uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDNotIn applies the NotIn predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotIn(vs ...uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotIn(FieldRenewalOfDealID, vs...))
+}
+
+// RenewalOfDealIDGT applies the GT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGT(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDGTE applies the GTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDGTE(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldGTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLT applies the LT predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLT(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLT(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDLTE applies the LTE predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDLTE(v uuid.UUID) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldLTE(FieldRenewalOfDealID, v))
+}
+
+// RenewalOfDealIDIsNil applies the IsNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDIsNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldIsNull(FieldRenewalOfDealID))
+}
+
+// RenewalOfDealIDNotNil applies the NotNil predicate on the "renewal_of_deal_id" field.
+func RenewalOfDealIDNotNil() predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNotNull(FieldRenewalOfDealID))
+}
+
+// IsRenewalEQ applies the EQ predicate on the "is_renewal" field.
+func IsRenewalEQ(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldEQ(FieldIsRenewal, v))
+}
+
+// IsRenewalNEQ applies the NEQ predicate on the "is_renewal" field.
+func IsRenewalNEQ(v bool) predicate.FundedDeal {
+	return predicate.FundedDeal(sql.FieldNEQ(FieldIsRenewal, v))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -36,10 +37,18 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/savedview"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -129,6 +138,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The ActivityFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ActivityFunc func(context.Context, *ent.ActivityQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ActivityFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ActivityQuery", q)
+}
+
+// The TraverseActivity type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseActivity func(context.Context, *ent.ActivityQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseActivity) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseActivity) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ActivityQuery", q)
 }
 
 // The AgentPresenceFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -860,6 +896,60 @@ func (f TraverseLenderDay) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.LenderDayQuery", q)
 }
 
+// The NoteFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NoteFunc func(context.Context, *ent.NoteQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NoteFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NoteQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NoteQuery", q)
+}
+
+// The TraverseNote type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNote func(context.Context, *ent.NoteQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNote) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNote) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NoteQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NoteQuery", q)
+}
+
+// The NotificationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NotificationFunc func(context.Context, *ent.NotificationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NotificationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NotificationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NotificationQuery", q)
+}
+
+// The TraverseNotification type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNotification func(context.Context, *ent.NotificationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNotification) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNotification) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NotificationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NotificationQuery", q)
+}
+
 // The OrganizationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type OrganizationFunc func(context.Context, *ent.OrganizationQuery) (ent.Value, error)
 
@@ -939,6 +1029,168 @@ func (f TraversePipelineStage) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
+}
+
+// The SavedViewFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SavedViewFunc func(context.Context, *ent.SavedViewQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SavedViewFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SavedViewQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SavedViewQuery", q)
+}
+
+// The TraverseSavedView type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSavedView func(context.Context, *ent.SavedViewQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSavedView) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSavedView) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SavedViewQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SavedViewQuery", q)
+}
+
+// The SessionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SessionFunc func(context.Context, *ent.SessionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SessionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SessionQuery", q)
+}
+
+// The TraverseSession type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSession func(context.Context, *ent.SessionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSession) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSession) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SessionQuery", q)
+}
+
+// The SignInFailureFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SignInFailureFunc func(context.Context, *ent.SignInFailureQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SignInFailureFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SignInFailureQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SignInFailureQuery", q)
+}
+
+// The TraverseSignInFailure type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSignInFailure func(context.Context, *ent.SignInFailureQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSignInFailure) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSignInFailure) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInFailureQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SignInFailureQuery", q)
+}
+
+// The SignInFlowFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SignInFlowFunc func(context.Context, *ent.SignInFlowQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SignInFlowFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SignInFlowQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SignInFlowQuery", q)
+}
+
+// The TraverseSignInFlow type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSignInFlow func(context.Context, *ent.SignInFlowQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSignInFlow) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSignInFlow) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInFlowQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SignInFlowQuery", q)
+}
+
+// The StipulationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type StipulationFunc func(context.Context, *ent.StipulationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f StipulationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.StipulationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StipulationQuery", q)
+}
+
+// The TraverseStipulation type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseStipulation func(context.Context, *ent.StipulationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseStipulation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseStipulation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StipulationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.StipulationQuery", q)
+}
+
+// The TaskFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TaskFunc func(context.Context, *ent.TaskQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TaskFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TaskQuery", q)
+}
+
+// The TraverseTask type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTask func(context.Context, *ent.TaskQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTask) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTask) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TaskQuery", q)
 }
 
 // The TeamFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1108,6 +1360,8 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.ActivityQuery:
+		return &query[*ent.ActivityQuery, predicate.Activity, activity.OrderOption]{typ: ent.TypeActivity, tq: q}, nil
 	case *ent.AgentPresenceQuery:
 		return &query[*ent.AgentPresenceQuery, predicate.AgentPresence, agentpresence.OrderOption]{typ: ent.TypeAgentPresence, tq: q}, nil
 	case *ent.AppQuery:
@@ -1162,12 +1416,28 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LenderQuery, predicate.Lender, lender.OrderOption]{typ: ent.TypeLender, tq: q}, nil
 	case *ent.LenderDayQuery:
 		return &query[*ent.LenderDayQuery, predicate.LenderDay, lenderday.OrderOption]{typ: ent.TypeLenderDay, tq: q}, nil
+	case *ent.NoteQuery:
+		return &query[*ent.NoteQuery, predicate.Note, note.OrderOption]{typ: ent.TypeNote, tq: q}, nil
+	case *ent.NotificationQuery:
+		return &query[*ent.NotificationQuery, predicate.Notification, notification.OrderOption]{typ: ent.TypeNotification, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.PaymentDayQuery:
 		return &query[*ent.PaymentDayQuery, predicate.PaymentDay, paymentday.OrderOption]{typ: ent.TypePaymentDay, tq: q}, nil
 	case *ent.PipelineStageQuery:
 		return &query[*ent.PipelineStageQuery, predicate.PipelineStage, pipelinestage.OrderOption]{typ: ent.TypePipelineStage, tq: q}, nil
+	case *ent.SavedViewQuery:
+		return &query[*ent.SavedViewQuery, predicate.SavedView, savedview.OrderOption]{typ: ent.TypeSavedView, tq: q}, nil
+	case *ent.SessionQuery:
+		return &query[*ent.SessionQuery, predicate.Session, session.OrderOption]{typ: ent.TypeSession, tq: q}, nil
+	case *ent.SignInFailureQuery:
+		return &query[*ent.SignInFailureQuery, predicate.SignInFailure, signinfailure.OrderOption]{typ: ent.TypeSignInFailure, tq: q}, nil
+	case *ent.SignInFlowQuery:
+		return &query[*ent.SignInFlowQuery, predicate.SignInFlow, signinflow.OrderOption]{typ: ent.TypeSignInFlow, tq: q}, nil
+	case *ent.StipulationQuery:
+		return &query[*ent.StipulationQuery, predicate.Stipulation, stipulation.OrderOption]{typ: ent.TypeStipulation, tq: q}, nil
+	case *ent.TaskQuery:
+		return &query[*ent.TaskQuery, predicate.Task, task.OrderOption]{typ: ent.TypeTask, tq: q}, nil
 	case *ent.TeamQuery:
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.UserQuery:

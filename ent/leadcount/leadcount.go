@@ -20,6 +20,10 @@ const (
 	FieldSlot = "slot"
 	// FieldN holds the string denoting the n field in the database.
 	FieldN = "n"
+	// FieldRequested holds the string denoting the requested field in the database.
+	FieldRequested = "requested"
+	// FieldOutsized holds the string denoting the outsized field in the database.
+	FieldOutsized = "outsized"
 	// Table holds the table name of the leadcount in the database.
 	Table = "lead_counts"
 )
@@ -31,6 +35,8 @@ var Columns = []string{
 	FieldStageID,
 	FieldSlot,
 	FieldN,
+	FieldRequested,
+	FieldOutsized,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -53,6 +59,10 @@ var (
 	Policy ent.Policy
 	// DefaultN holds the default value on creation for the "n" field.
 	DefaultN int
+	// DefaultRequested holds the default value on creation for the "requested" field.
+	DefaultRequested int64
+	// DefaultOutsized holds the default value on creation for the "outsized" field.
+	DefaultOutsized int
 )
 
 // OrderOption defines the ordering options for the LeadCount queries.
@@ -81,4 +91,14 @@ func BySlot(opts ...sql.OrderTermOption) OrderOption {
 // ByN orders the results by the n field.
 func ByN(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldN, opts...).ToFunc()
+}
+
+// ByRequested orders the results by the requested field.
+func ByRequested(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequested, opts...).ToFunc()
+}
+
+// ByOutsized orders the results by the outsized field.
+func ByOutsized(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutsized, opts...).ToFunc()
 }

@@ -73,6 +73,16 @@ func N(v int) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldEQ(FieldN, v))
 }
 
+// Requested applies equality check predicate on the "requested" field. It's identical to RequestedEQ.
+func Requested(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldRequested, v))
+}
+
+// Outsized applies equality check predicate on the "outsized" field. It's identical to OutsizedEQ.
+func Outsized(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldOutsized, v))
+}
+
 // OrgIDEQ applies the EQ predicate on the "org_id" field.
 func OrgIDEQ(v uuid.UUID) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldEQ(FieldOrgID, v))
@@ -241,6 +251,86 @@ func NLT(v int) predicate.LeadCount {
 // NLTE applies the LTE predicate on the "n" field.
 func NLTE(v int) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldLTE(FieldN, v))
+}
+
+// RequestedEQ applies the EQ predicate on the "requested" field.
+func RequestedEQ(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldRequested, v))
+}
+
+// RequestedNEQ applies the NEQ predicate on the "requested" field.
+func RequestedNEQ(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNEQ(FieldRequested, v))
+}
+
+// RequestedIn applies the In predicate on the "requested" field.
+func RequestedIn(vs ...int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldIn(FieldRequested, vs...))
+}
+
+// RequestedNotIn applies the NotIn predicate on the "requested" field.
+func RequestedNotIn(vs ...int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNotIn(FieldRequested, vs...))
+}
+
+// RequestedGT applies the GT predicate on the "requested" field.
+func RequestedGT(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGT(FieldRequested, v))
+}
+
+// RequestedGTE applies the GTE predicate on the "requested" field.
+func RequestedGTE(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGTE(FieldRequested, v))
+}
+
+// RequestedLT applies the LT predicate on the "requested" field.
+func RequestedLT(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLT(FieldRequested, v))
+}
+
+// RequestedLTE applies the LTE predicate on the "requested" field.
+func RequestedLTE(v int64) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLTE(FieldRequested, v))
+}
+
+// OutsizedEQ applies the EQ predicate on the "outsized" field.
+func OutsizedEQ(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldOutsized, v))
+}
+
+// OutsizedNEQ applies the NEQ predicate on the "outsized" field.
+func OutsizedNEQ(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNEQ(FieldOutsized, v))
+}
+
+// OutsizedIn applies the In predicate on the "outsized" field.
+func OutsizedIn(vs ...int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldIn(FieldOutsized, vs...))
+}
+
+// OutsizedNotIn applies the NotIn predicate on the "outsized" field.
+func OutsizedNotIn(vs ...int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNotIn(FieldOutsized, vs...))
+}
+
+// OutsizedGT applies the GT predicate on the "outsized" field.
+func OutsizedGT(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGT(FieldOutsized, v))
+}
+
+// OutsizedGTE applies the GTE predicate on the "outsized" field.
+func OutsizedGTE(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGTE(FieldOutsized, v))
+}
+
+// OutsizedLT applies the LT predicate on the "outsized" field.
+func OutsizedLT(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLT(FieldOutsized, v))
+}
+
+// OutsizedLTE applies the LTE predicate on the "outsized" field.
+func OutsizedLTE(v int) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLTE(FieldOutsized, v))
 }
 
 // And groups predicates with the AND operator between them.

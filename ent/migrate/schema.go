@@ -24,6 +24,7 @@ var (
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "replaced_by", Type: field.TypeUUID, Nullable: true},
 		{Name: "installation_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "user_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// APIKeysTable holds the schema information for the "api_keys" table.
@@ -34,7 +35,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "api_keys_organizations_api_keys",
-				Columns:    []*schema.Column{APIKeysColumns[13]},
+				Columns:    []*schema.Column{APIKeysColumns[14]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -43,7 +44,41 @@ var (
 			{
 				Name:    "apikey_org_id",
 				Unique:  false,
-				Columns: []*schema.Column{APIKeysColumns[13]},
+				Columns: []*schema.Column{APIKeysColumns[14]},
+			},
+		},
+	}
+	// ActivitiesColumns holds the columns for the "activities" table.
+	ActivitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "at", Type: field.TypeTime},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "actor_type", Type: field.TypeEnum, Enums: []string{"user", "api_key", "app", "connector", "system"}},
+		{Name: "actor_id", Type: field.TypeString, Nullable: true},
+		{Name: "record_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "summary", Type: field.TypeString},
+		{Name: "changes", Type: field.TypeJSON, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// ActivitiesTable holds the schema information for the "activities" table.
+	ActivitiesTable = &schema.Table{
+		Name:       "activities",
+		Columns:    ActivitiesColumns,
+		PrimaryKey: []*schema.Column{ActivitiesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "activities_organizations_activities",
+				Columns:    []*schema.Column{ActivitiesColumns[9]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "activity_org_id_lead_id_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ActivitiesColumns[9], ActivitiesColumns[1], ActivitiesColumns[2], ActivitiesColumns[0]},
 			},
 		},
 	}
@@ -193,6 +228,11 @@ var (
 		{Name: "withdrawn_reason", Type: field.TypeString, Nullable: true},
 		{Name: "warnings", Type: field.TypeJSON},
 		{Name: "funded_deal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "stipulations_outstanding", Type: field.TypeInt, Default: 0},
+		{Name: "renewal_of_deal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "is_renewal", Type: field.TypeBool, Default: false},
+		{Name: "amount_band", Type: field.TypeInt, Nullable: true},
+		{Name: "industry_key", Type: field.TypeString, Nullable: true},
 		{Name: "lead_id", Type: field.TypeUUID},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "org_id", Type: field.TypeUUID},
@@ -205,19 +245,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "applications_leads_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[24]},
+				Columns:    []*schema.Column{ApplicationsColumns[29]},
 				RefColumns: []*schema.Column{LeadsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "applications_lenders_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[25]},
+				Columns:    []*schema.Column{ApplicationsColumns[30]},
 				RefColumns: []*schema.Column{LendersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "applications_organizations_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[26]},
+				Columns:    []*schema.Column{ApplicationsColumns[31]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -226,40 +266,47 @@ var (
 			{
 				Name:    "application_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[1], ApplicationsColumns[0]},
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_lead_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[1]},
+				Columns: []*schema.Column{ApplicationsColumns[29], ApplicationsColumns[1]},
 			},
 			{
 				Name:    "application_org_id_lender_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[25], ApplicationsColumns[1], ApplicationsColumns[0]},
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[30], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[4], ApplicationsColumns[1], ApplicationsColumns[0]},
-			},
-			{
-				Name:    "application_lead_id_lender_id",
-				Unique:  true,
-				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[25]},
-				Annotation: &entsql.IndexAnnotation{
-					Where: "status IN ('submitted', 'underwriting', 'approved')",
-				},
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[4], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_lender_id_external_ref",
 				Unique:  true,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[9]},
+				Columns: []*schema.Column{ApplicationsColumns[30], ApplicationsColumns[9]},
 			},
 			{
 				Name:    "application_org_id_lender_id_decision_seconds_submitted_at",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[25], ApplicationsColumns[12], ApplicationsColumns[7]},
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[30], ApplicationsColumns[12], ApplicationsColumns[7]},
+			},
+			{
+				Name:    "application_org_id_amount_band_industry_key_submitted_at_lender_id_status_decision_seconds",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[27], ApplicationsColumns[28], ApplicationsColumns[7], ApplicationsColumns[30], ApplicationsColumns[4], ApplicationsColumns[12]},
+			},
+			{
+				Name:    "application_org_id_amount_band_industry_key_lender_id_decision_seconds_submitted_at_status",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[27], ApplicationsColumns[28], ApplicationsColumns[30], ApplicationsColumns[12], ApplicationsColumns[7], ApplicationsColumns[4]},
+			},
+			{
+				Name:    "application_org_id_submitted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[31], ApplicationsColumns[7]},
 			},
 		},
 	}
@@ -273,6 +320,8 @@ var (
 		{Name: "target_id", Type: field.TypeUUID},
 		{Name: "request_id", Type: field.TypeString, Nullable: true},
 		{Name: "fields", Type: field.TypeJSON, Nullable: true},
+		{Name: "email", Type: field.TypeString, Nullable: true},
+		{Name: "client_ip", Type: field.TypeString, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// AuditEventsTable holds the schema information for the "audit_events" table.
@@ -283,7 +332,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "audit_events_organizations_audit_events",
-				Columns:    []*schema.Column{AuditEventsColumns[8]},
+				Columns:    []*schema.Column{AuditEventsColumns[10]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -292,12 +341,12 @@ var (
 			{
 				Name:    "auditevent_org_id_occurred_at",
 				Unique:  false,
-				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[1]},
+				Columns: []*schema.Column{AuditEventsColumns[10], AuditEventsColumns[1]},
 			},
 			{
 				Name:    "auditevent_org_id_target_id",
 				Unique:  false,
-				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[5]},
+				Columns: []*schema.Column{AuditEventsColumns[10], AuditEventsColumns[5]},
 			},
 			{
 				Name:    "auditevent_occurred_at",
@@ -508,6 +557,8 @@ var (
 		{Name: "lead_id", Type: field.TypeUUID},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "advisor_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "renewal_of_deal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "is_renewal", Type: field.TypeBool, Default: false},
 		{Name: "expected_amount", Type: field.TypeInt64},
 		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "partially_paid", "paid", "clawed_back"}, Default: "pending"},
@@ -522,13 +573,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "commissions_funded_deals_commissions",
-				Columns:    []*schema.Column{CommissionsColumns[9]},
+				Columns:    []*schema.Column{CommissionsColumns[11]},
 				RefColumns: []*schema.Column{FundedDealsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "commissions_organizations_commissions",
-				Columns:    []*schema.Column{CommissionsColumns[10]},
+				Columns:    []*schema.Column{CommissionsColumns[12]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -537,27 +588,27 @@ var (
 			{
 				Name:    "commission_deal_id",
 				Unique:  true,
-				Columns: []*schema.Column{CommissionsColumns[9]},
+				Columns: []*schema.Column{CommissionsColumns[11]},
 			},
 			{
 				Name:    "commission_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[1], CommissionsColumns[0]},
+				Columns: []*schema.Column{CommissionsColumns[12], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
 				Name:    "commission_org_id_lender_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[4], CommissionsColumns[1], CommissionsColumns[0]},
+				Columns: []*schema.Column{CommissionsColumns[12], CommissionsColumns[4], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
 				Name:    "commission_org_id_advisor_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[5], CommissionsColumns[1], CommissionsColumns[0]},
+				Columns: []*schema.Column{CommissionsColumns[12], CommissionsColumns[5], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
 				Name:    "commission_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[8], CommissionsColumns[1], CommissionsColumns[0]},
+				Columns: []*schema.Column{CommissionsColumns[12], CommissionsColumns[10], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 		},
 	}
@@ -651,6 +702,10 @@ var (
 		{Name: "paid", Type: field.TypeInt64, Default: 0},
 		{Name: "clawed_back", Type: field.TypeInt64, Default: 0},
 		{Name: "outstanding", Type: field.TypeInt64, Default: 0},
+		{Name: "renewal_deals", Type: field.TypeInt, Default: 0},
+		{Name: "renewal_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "renewal_expected", Type: field.TypeInt64, Default: 0},
+		{Name: "renewal_paid", Type: field.TypeInt64, Default: 0},
 	}
 	// DealDaysTable holds the schema information for the "deal_days" table.
 	DealDaysTable = &schema.Table{
@@ -809,6 +864,11 @@ var (
 		{Name: "expected_commission", Type: field.TypeInt64},
 		{Name: "commission_id", Type: field.TypeUUID},
 		{Name: "funded_at", Type: field.TypeTime},
+		{Name: "renewal_eligible_at", Type: field.TypeTime, Nullable: true},
+		{Name: "renewal_announced_at", Type: field.TypeTime, Nullable: true},
+		{Name: "renewal_superseded", Type: field.TypeBool, Default: false},
+		{Name: "renewal_of_deal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "is_renewal", Type: field.TypeBool, Default: false},
 		{Name: "application_id", Type: field.TypeUUID},
 		{Name: "lead_id", Type: field.TypeUUID},
 		{Name: "lender_id", Type: field.TypeUUID},
@@ -822,25 +882,25 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "funded_deals_applications_deals",
-				Columns:    []*schema.Column{FundedDealsColumns[14]},
+				Columns:    []*schema.Column{FundedDealsColumns[19]},
 				RefColumns: []*schema.Column{ApplicationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "funded_deals_leads_funded_deals",
-				Columns:    []*schema.Column{FundedDealsColumns[15]},
+				Columns:    []*schema.Column{FundedDealsColumns[20]},
 				RefColumns: []*schema.Column{LeadsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "funded_deals_lenders_funded_deals",
-				Columns:    []*schema.Column{FundedDealsColumns[16]},
+				Columns:    []*schema.Column{FundedDealsColumns[21]},
 				RefColumns: []*schema.Column{LendersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "funded_deals_organizations_funded_deals",
-				Columns:    []*schema.Column{FundedDealsColumns[17]},
+				Columns:    []*schema.Column{FundedDealsColumns[22]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -849,27 +909,42 @@ var (
 			{
 				Name:    "fundeddeal_application_id",
 				Unique:  true,
-				Columns: []*schema.Column{FundedDealsColumns[14]},
+				Columns: []*schema.Column{FundedDealsColumns[19]},
 			},
 			{
 				Name:    "fundeddeal_org_id_funded_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[13], FundedDealsColumns[0]},
+				Columns: []*schema.Column{FundedDealsColumns[22], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
 				Name:    "fundeddeal_org_id_lender_id_funded_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[16], FundedDealsColumns[13], FundedDealsColumns[0]},
+				Columns: []*schema.Column{FundedDealsColumns[22], FundedDealsColumns[21], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
 				Name:    "fundeddeal_org_id_advisor_id_funded_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[4], FundedDealsColumns[13], FundedDealsColumns[0]},
+				Columns: []*schema.Column{FundedDealsColumns[22], FundedDealsColumns[4], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
 				Name:    "fundeddeal_lead_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[15]},
+				Columns: []*schema.Column{FundedDealsColumns[20]},
+			},
+			{
+				Name:    "fundeddeal_org_id_renewal_superseded_renewal_eligible_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[22], FundedDealsColumns[16], FundedDealsColumns[14], FundedDealsColumns[0]},
+			},
+			{
+				Name:    "fundeddeal_org_id_advisor_id_renewal_superseded_renewal_eligible_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[22], FundedDealsColumns[4], FundedDealsColumns[16], FundedDealsColumns[14], FundedDealsColumns[0]},
+			},
+			{
+				Name:    "fundeddeal_renewal_announced_at_renewal_eligible_at",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[15], FundedDealsColumns[14]},
 			},
 		},
 	}
@@ -1149,6 +1224,8 @@ var (
 		{Name: "stage_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "slot", Type: field.TypeInt},
 		{Name: "n", Type: field.TypeInt, Default: 0},
+		{Name: "requested", Type: field.TypeInt64, Default: 0},
+		{Name: "outsized", Type: field.TypeInt, Default: 0},
 	}
 	// LeadCountsTable holds the schema information for the "lead_counts" table.
 	LeadCountsTable = &schema.Table{
@@ -1273,6 +1350,75 @@ var (
 			},
 		},
 	}
+	// NotesColumns holds the columns for the "notes" table.
+	NotesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "body", Type: field.TypeString},
+		{Name: "author_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// NotesTable holds the schema information for the "notes" table.
+	NotesTable = &schema.Table{
+		Name:       "notes",
+		Columns:    NotesColumns,
+		PrimaryKey: []*schema.Column{NotesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "notes_organizations_notes",
+				Columns:    []*schema.Column{NotesColumns[6]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "note_org_id_lead_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{NotesColumns[6], NotesColumns[3], NotesColumns[1], NotesColumns[0]},
+			},
+		},
+	}
+	// NotificationsColumns holds the columns for the "notifications" table.
+	NotificationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "at", Type: field.TypeTime},
+		{Name: "record_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "summary", Type: field.TypeString},
+		{Name: "read_at", Type: field.TypeTime, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// NotificationsTable holds the schema information for the "notifications" table.
+	NotificationsTable = &schema.Table{
+		Name:       "notifications",
+		Columns:    NotificationsColumns,
+		PrimaryKey: []*schema.Column{NotificationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "notifications_organizations_notifications",
+				Columns:    []*schema.Column{NotificationsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "notification_org_id_user_id_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[8], NotificationsColumns[1], NotificationsColumns[3], NotificationsColumns[0]},
+			},
+			{
+				Name:    "notification_org_id_user_id_read_at",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[8], NotificationsColumns[1], NotificationsColumns[7]},
+			},
+		},
+	}
 	// OrganizationsColumns holds the columns for the "organizations" table.
 	OrganizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1349,6 +1495,215 @@ var (
 			},
 		},
 	}
+	// SavedViewsColumns holds the columns for the "saved_views" table.
+	SavedViewsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "screen", Type: field.TypeEnum, Enums: []string{"BOARD", "APPLICATIONS", "TASKS", "RENEWALS"}},
+		{Name: "filters", Type: field.TypeJSON},
+		{Name: "shared", Type: field.TypeBool, Default: false},
+		{Name: "owner_id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// SavedViewsTable holds the schema information for the "saved_views" table.
+	SavedViewsTable = &schema.Table{
+		Name:       "saved_views",
+		Columns:    SavedViewsColumns,
+		PrimaryKey: []*schema.Column{SavedViewsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "saved_views_organizations_saved_views",
+				Columns:    []*schema.Column{SavedViewsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "savedview_org_id_screen_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{SavedViewsColumns[8], SavedViewsColumns[4], SavedViewsColumns[7]},
+			},
+		},
+	}
+	// SessionsColumns holds the columns for the "sessions" table.
+	SessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "csrf_token", Type: field.TypeString},
+		{Name: "method", Type: field.TypeString},
+		{Name: "client_ip", Type: field.TypeString, Default: ""},
+		{Name: "user_agent", Type: field.TypeString, Default: ""},
+	}
+	// SessionsTable holds the schema information for the "sessions" table.
+	SessionsTable = &schema.Table{
+		Name:       "sessions",
+		Columns:    SessionsColumns,
+		PrimaryKey: []*schema.Column{SessionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "session_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[2]},
+			},
+			{
+				Name:    "session_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[6]},
+			},
+		},
+	}
+	// SignInFailuresColumns holds the columns for the "sign_in_failures" table.
+	SignInFailuresColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "email_hash", Type: field.TypeString},
+		{Name: "at", Type: field.TypeTime},
+	}
+	// SignInFailuresTable holds the schema information for the "sign_in_failures" table.
+	SignInFailuresTable = &schema.Table{
+		Name:       "sign_in_failures",
+		Columns:    SignInFailuresColumns,
+		PrimaryKey: []*schema.Column{SignInFailuresColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signinfailure_email_hash_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignInFailuresColumns[1], SignInFailuresColumns[2]},
+			},
+			{
+				Name:    "signinfailure_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignInFailuresColumns[2]},
+			},
+		},
+	}
+	// SignInFlowsColumns holds the columns for the "sign_in_flows" table.
+	SignInFlowsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "state_hash", Type: field.TypeString, Unique: true},
+		{Name: "nonce", Type: field.TypeString},
+		{Name: "verifier", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+	}
+	// SignInFlowsTable holds the schema information for the "sign_in_flows" table.
+	SignInFlowsTable = &schema.Table{
+		Name:       "sign_in_flows",
+		Columns:    SignInFlowsColumns,
+		PrimaryKey: []*schema.Column{SignInFlowsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signinflow_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SignInFlowsColumns[5]},
+			},
+		},
+	}
+	// StipulationsColumns holds the columns for the "stipulations" table.
+	StipulationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "application_id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "text", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"outstanding", "received", "waived"}, Default: "outstanding"},
+		{Name: "document_ids", Type: field.TypeJSON},
+		{Name: "received_at", Type: field.TypeTime, Nullable: true},
+		{Name: "waived_at", Type: field.TypeTime, Nullable: true},
+		{Name: "waived_by", Type: field.TypeString, Nullable: true},
+		{Name: "waive_reason", Type: field.TypeString, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// StipulationsTable holds the schema information for the "stipulations" table.
+	StipulationsTable = &schema.Table{
+		Name:       "stipulations",
+		Columns:    StipulationsColumns,
+		PrimaryKey: []*schema.Column{StipulationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "stipulations_organizations_stipulations",
+				Columns:    []*schema.Column{StipulationsColumns[12]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stipulation_org_id_application_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{StipulationsColumns[12], StipulationsColumns[3], StipulationsColumns[1], StipulationsColumns[0]},
+			},
+			{
+				Name:    "stipulation_org_id_lead_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{StipulationsColumns[12], StipulationsColumns[4], StipulationsColumns[1], StipulationsColumns[0]},
+			},
+			{
+				Name:    "stipulation_org_id_status_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{StipulationsColumns[12], StipulationsColumns[6], StipulationsColumns[1], StipulationsColumns[0]},
+			},
+			{
+				Name:    "stipulation_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{StipulationsColumns[12], StipulationsColumns[1], StipulationsColumns[0]},
+			},
+		},
+	}
+	// TasksColumns holds the columns for the "tasks" table.
+	TasksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "title", Type: field.TypeString},
+		{Name: "due_at", Type: field.TypeTime},
+		{Name: "assignee_id", Type: field.TypeUUID},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"open", "done"}, Default: "open"},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "completed_by", Type: field.TypeString, Nullable: true},
+		{Name: "created_by", Type: field.TypeString, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// TasksTable holds the schema information for the "tasks" table.
+	TasksTable = &schema.Table{
+		Name:       "tasks",
+		Columns:    TasksColumns,
+		PrimaryKey: []*schema.Column{TasksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tasks_organizations_tasks",
+				Columns:    []*schema.Column{TasksColumns[11]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "task_org_id_assignee_id_status_due_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[11], TasksColumns[6], TasksColumns[7], TasksColumns[5], TasksColumns[0]},
+			},
+			{
+				Name:    "task_org_id_lead_id_status_due_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[11], TasksColumns[3], TasksColumns[7], TasksColumns[5], TasksColumns[0]},
+			},
+			{
+				Name:    "task_org_id_due_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[11], TasksColumns[5], TasksColumns[0]},
+			},
+		},
+	}
 	// TeamsColumns holds the columns for the "teams" table.
 	TeamsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1387,6 +1742,12 @@ var (
 		{Name: "last_name", Type: field.TypeString},
 		{Name: "email", Type: field.TypeString},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"advisor", "agent", "admin"}, Default: "advisor"},
+		{Name: "sign_in_email", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "password_hash", Type: field.TypeString, Nullable: true},
+		{Name: "invitation_hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "invitation_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "deactivated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_sign_in_at", Type: field.TypeTime, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 		{Name: "team_id", Type: field.TypeUUID, Nullable: true},
 	}
@@ -1398,13 +1759,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "users_organizations_users",
-				Columns:    []*schema.Column{UsersColumns[7]},
+				Columns:    []*schema.Column{UsersColumns[13]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "users_teams_members",
-				Columns:    []*schema.Column{UsersColumns[8]},
+				Columns:    []*schema.Column{UsersColumns[14]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -1413,7 +1774,7 @@ var (
 			{
 				Name:    "user_org_id_email",
 				Unique:  true,
-				Columns: []*schema.Column{UsersColumns[7], UsersColumns[5]},
+				Columns: []*schema.Column{UsersColumns[13], UsersColumns[5]},
 			},
 		},
 	}
@@ -1571,6 +1932,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		ActivitiesTable,
 		AgentPresencesTable,
 		AppsTable,
 		AppInstallationsTable,
@@ -1598,9 +1960,17 @@ var (
 		LeadDaysTable,
 		LendersTable,
 		LenderDaysTable,
+		NotesTable,
+		NotificationsTable,
 		OrganizationsTable,
 		PaymentDaysTable,
 		PipelineStagesTable,
+		SavedViewsTable,
+		SessionsTable,
+		SignInFailuresTable,
+		SignInFlowsTable,
+		StipulationsTable,
+		TasksTable,
 		TeamsTable,
 		UsersTable,
 		WebhookAttemptsTable,
@@ -1612,6 +1982,7 @@ var (
 
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
+	ActivitiesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	AgentPresencesTable.ForeignKeys[0].RefTable = LeadsTable
 	AgentPresencesTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AgentPresencesTable.ForeignKeys[2].RefTable = UsersTable
@@ -1645,7 +2016,12 @@ func init() {
 	LeadsTable.ForeignKeys[2].RefTable = PipelineStagesTable
 	LeadsTable.ForeignKeys[3].RefTable = UsersTable
 	LendersTable.ForeignKeys[0].RefTable = OrganizationsTable
+	NotesTable.ForeignKeys[0].RefTable = OrganizationsTable
+	NotificationsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	PipelineStagesTable.ForeignKeys[0].RefTable = OrganizationsTable
+	SavedViewsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	StipulationsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	TasksTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UsersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UsersTable.ForeignKeys[1].RefTable = TeamsTable

@@ -9,6 +9,9 @@ import (
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// Activity is the predicate function for activity builders.
+type Activity func(*sql.Selector)
+
 // AgentPresence is the predicate function for agentpresence builders.
 type AgentPresence func(*sql.Selector)
 
@@ -90,6 +93,12 @@ type Lender func(*sql.Selector)
 // LenderDay is the predicate function for lenderday builders.
 type LenderDay func(*sql.Selector)
 
+// Note is the predicate function for note builders.
+type Note func(*sql.Selector)
+
+// Notification is the predicate function for notification builders.
+type Notification func(*sql.Selector)
+
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
@@ -98,6 +107,24 @@ type PaymentDay func(*sql.Selector)
 
 // PipelineStage is the predicate function for pipelinestage builders.
 type PipelineStage func(*sql.Selector)
+
+// SavedView is the predicate function for savedview builders.
+type SavedView func(*sql.Selector)
+
+// Session is the predicate function for session builders.
+type Session func(*sql.Selector)
+
+// SignInFailure is the predicate function for signinfailure builders.
+type SignInFailure func(*sql.Selector)
+
+// SignInFlow is the predicate function for signinflow builders.
+type SignInFlow func(*sql.Selector)
+
+// Stipulation is the predicate function for stipulation builders.
+type Stipulation func(*sql.Selector)
+
+// Task is the predicate function for task builders.
+type Task func(*sql.Selector)
 
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)

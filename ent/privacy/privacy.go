@@ -135,6 +135,30 @@ func (f APIKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIKeyMutation", m)
 }
 
+// The ActivityQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ActivityQueryRuleFunc func(context.Context, *ent.ActivityQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ActivityQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ActivityQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ActivityQuery", q)
+}
+
+// The ActivityMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ActivityMutationRuleFunc func(context.Context, *ent.ActivityMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ActivityMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ActivityMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ActivityMutation", m)
+}
+
 // The AgentPresenceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AgentPresenceQueryRuleFunc func(context.Context, *ent.AgentPresenceQuery) error
@@ -783,6 +807,54 @@ func (f LenderDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LenderDayMutation", m)
 }
 
+// The NoteQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type NoteQueryRuleFunc func(context.Context, *ent.NoteQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f NoteQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NoteQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.NoteQuery", q)
+}
+
+// The NoteMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type NoteMutationRuleFunc func(context.Context, *ent.NoteMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f NoteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.NoteMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.NoteMutation", m)
+}
+
+// The NotificationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type NotificationQueryRuleFunc func(context.Context, *ent.NotificationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f NotificationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NotificationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.NotificationQuery", q)
+}
+
+// The NotificationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type NotificationMutationRuleFunc func(context.Context, *ent.NotificationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f NotificationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.NotificationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.NotificationMutation", m)
+}
+
 // The OrganizationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type OrganizationQueryRuleFunc func(context.Context, *ent.OrganizationQuery) error
@@ -853,6 +925,150 @@ func (f PipelineStageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PipelineStageMutation", m)
+}
+
+// The SavedViewQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SavedViewQueryRuleFunc func(context.Context, *ent.SavedViewQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SavedViewQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SavedViewQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SavedViewQuery", q)
+}
+
+// The SavedViewMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SavedViewMutationRuleFunc func(context.Context, *ent.SavedViewMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SavedViewMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SavedViewMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SavedViewMutation", m)
+}
+
+// The SessionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SessionQueryRuleFunc func(context.Context, *ent.SessionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SessionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SessionQuery", q)
+}
+
+// The SessionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SessionMutationRuleFunc func(context.Context, *ent.SessionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SessionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SessionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SessionMutation", m)
+}
+
+// The SignInFailureQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SignInFailureQueryRuleFunc func(context.Context, *ent.SignInFailureQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SignInFailureQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInFailureQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SignInFailureQuery", q)
+}
+
+// The SignInFailureMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SignInFailureMutationRuleFunc func(context.Context, *ent.SignInFailureMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SignInFailureMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SignInFailureMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SignInFailureMutation", m)
+}
+
+// The SignInFlowQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SignInFlowQueryRuleFunc func(context.Context, *ent.SignInFlowQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SignInFlowQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInFlowQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SignInFlowQuery", q)
+}
+
+// The SignInFlowMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SignInFlowMutationRuleFunc func(context.Context, *ent.SignInFlowMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SignInFlowMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SignInFlowMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SignInFlowMutation", m)
+}
+
+// The StipulationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type StipulationQueryRuleFunc func(context.Context, *ent.StipulationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f StipulationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StipulationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.StipulationQuery", q)
+}
+
+// The StipulationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type StipulationMutationRuleFunc func(context.Context, *ent.StipulationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f StipulationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.StipulationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.StipulationMutation", m)
+}
+
+// The TaskQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaskQueryRuleFunc func(context.Context, *ent.TaskQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaskQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaskQuery", q)
+}
+
+// The TaskMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaskMutationRuleFunc func(context.Context, *ent.TaskMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaskMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaskMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskMutation", m)
 }
 
 // The TeamQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1036,6 +1252,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return q.Filter(), nil
+	case *ent.ActivityQuery:
+		return q.Filter(), nil
 	case *ent.AgentPresenceQuery:
 		return q.Filter(), nil
 	case *ent.AppQuery:
@@ -1090,11 +1308,27 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LenderDayQuery:
 		return q.Filter(), nil
+	case *ent.NoteQuery:
+		return q.Filter(), nil
+	case *ent.NotificationQuery:
+		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
 	case *ent.PaymentDayQuery:
 		return q.Filter(), nil
 	case *ent.PipelineStageQuery:
+		return q.Filter(), nil
+	case *ent.SavedViewQuery:
+		return q.Filter(), nil
+	case *ent.SessionQuery:
+		return q.Filter(), nil
+	case *ent.SignInFailureQuery:
+		return q.Filter(), nil
+	case *ent.SignInFlowQuery:
+		return q.Filter(), nil
+	case *ent.StipulationQuery:
+		return q.Filter(), nil
+	case *ent.TaskQuery:
 		return q.Filter(), nil
 	case *ent.TeamQuery:
 		return q.Filter(), nil
@@ -1116,6 +1350,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.APIKeyMutation:
+		return m.Filter(), nil
+	case *ent.ActivityMutation:
 		return m.Filter(), nil
 	case *ent.AgentPresenceMutation:
 		return m.Filter(), nil
@@ -1171,11 +1407,27 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.LenderDayMutation:
 		return m.Filter(), nil
+	case *ent.NoteMutation:
+		return m.Filter(), nil
+	case *ent.NotificationMutation:
+		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil
 	case *ent.PaymentDayMutation:
 		return m.Filter(), nil
 	case *ent.PipelineStageMutation:
+		return m.Filter(), nil
+	case *ent.SavedViewMutation:
+		return m.Filter(), nil
+	case *ent.SessionMutation:
+		return m.Filter(), nil
+	case *ent.SignInFailureMutation:
+		return m.Filter(), nil
+	case *ent.SignInFlowMutation:
+		return m.Filter(), nil
+	case *ent.StipulationMutation:
+		return m.Filter(), nil
+	case *ent.TaskMutation:
 		return m.Filter(), nil
 	case *ent.TeamMutation:
 		return m.Filter(), nil

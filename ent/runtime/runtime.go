@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/activity"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/app"
@@ -35,10 +36,18 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
+	"github.com/lendingpipe/svc/ent/note"
+	"github.com/lendingpipe/svc/ent/notification"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/savedview"
 	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/ent/session"
+	"github.com/lendingpipe/svc/ent/signinfailure"
+	"github.com/lendingpipe/svc/ent/signinflow"
+	"github.com/lendingpipe/svc/ent/stipulation"
+	"github.com/lendingpipe/svc/ent/task"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -103,6 +112,31 @@ func init() {
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
 	apikey.DefaultID = apikeyDescID.Default.(func() uuid.UUID)
+	activityMixin := schema.Activity{}.Mixin()
+	activity.Policy = privacy.NewPolicies(schema.Activity{})
+	activity.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := activity.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	activityMixinHooks1 := activityMixin[1].Hooks()
+
+	activity.Hooks[1] = activityMixinHooks1[0]
+	activityMixinFields0 := activityMixin[0].Fields()
+	_ = activityMixinFields0
+	activityFields := schema.Activity{}.Fields()
+	_ = activityFields
+	// activityDescAt is the schema descriptor for at field.
+	activityDescAt := activityFields[1].Descriptor()
+	// activity.DefaultAt holds the default value on creation for the at field.
+	activity.DefaultAt = activityDescAt.Default.(func() time.Time)
+	// activityDescID is the schema descriptor for id field.
+	activityDescID := activityMixinFields0[0].Descriptor()
+	// activity.DefaultID holds the default value on creation for the id field.
+	activity.DefaultID = activityDescID.Default.(func() uuid.UUID)
 	agentpresenceMixin := schema.AgentPresence{}.Mixin()
 	agentpresence.Policy = privacy.NewPolicies(schema.AgentPresence{})
 	agentpresence.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -269,6 +303,8 @@ func init() {
 	application.Hooks[2] = applicationMixinHooks2[0]
 
 	application.Hooks[3] = applicationHooks[0]
+
+	application.Hooks[4] = applicationHooks[1]
 	applicationMixinFields0 := applicationMixin[0].Fields()
 	_ = applicationMixinFields0
 	applicationMixinFields1 := applicationMixin[1].Fields()
@@ -305,6 +341,16 @@ func init() {
 	applicationDescWarnings := applicationFields[21].Descriptor()
 	// application.DefaultWarnings holds the default value on creation for the warnings field.
 	application.DefaultWarnings = applicationDescWarnings.Default.([]string)
+	// applicationDescStipulationsOutstanding is the schema descriptor for stipulations_outstanding field.
+	applicationDescStipulationsOutstanding := applicationFields[23].Descriptor()
+	// application.DefaultStipulationsOutstanding holds the default value on creation for the stipulations_outstanding field.
+	application.DefaultStipulationsOutstanding = applicationDescStipulationsOutstanding.Default.(int)
+	// application.StipulationsOutstandingValidator is a validator for the "stipulations_outstanding" field. It is called by the builders before save.
+	application.StipulationsOutstandingValidator = applicationDescStipulationsOutstanding.Validators[0].(func(int) error)
+	// applicationDescIsRenewal is the schema descriptor for is_renewal field.
+	applicationDescIsRenewal := applicationFields[25].Descriptor()
+	// application.DefaultIsRenewal holds the default value on creation for the is_renewal field.
+	application.DefaultIsRenewal = applicationDescIsRenewal.Default.(bool)
 	// applicationDescID is the schema descriptor for id field.
 	applicationDescID := applicationMixinFields0[0].Descriptor()
 	// application.DefaultID holds the default value on creation for the id field.
@@ -560,8 +606,12 @@ func init() {
 	commission.DefaultUpdatedAt = commissionDescUpdatedAt.Default.(func() time.Time)
 	// commission.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	commission.UpdateDefaultUpdatedAt = commissionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionDescIsRenewal is the schema descriptor for is_renewal field.
+	commissionDescIsRenewal := commissionFields[5].Descriptor()
+	// commission.DefaultIsRenewal holds the default value on creation for the is_renewal field.
+	commission.DefaultIsRenewal = commissionDescIsRenewal.Default.(bool)
 	// commissionDescPaidAmount is the schema descriptor for paid_amount field.
-	commissionDescPaidAmount := commissionFields[5].Descriptor()
+	commissionDescPaidAmount := commissionFields[7].Descriptor()
 	// commission.DefaultPaidAmount holds the default value on creation for the paid_amount field.
 	commission.DefaultPaidAmount = money.Amount(commissionDescPaidAmount.Default.(int64))
 	// commissionDescID is the schema descriptor for id field.
@@ -698,6 +748,22 @@ func init() {
 	dealdayDescOutstanding := dealdayFields[10].Descriptor()
 	// dealday.DefaultOutstanding holds the default value on creation for the outstanding field.
 	dealday.DefaultOutstanding = money.Amount(dealdayDescOutstanding.Default.(int64))
+	// dealdayDescRenewalDeals is the schema descriptor for renewal_deals field.
+	dealdayDescRenewalDeals := dealdayFields[11].Descriptor()
+	// dealday.DefaultRenewalDeals holds the default value on creation for the renewal_deals field.
+	dealday.DefaultRenewalDeals = dealdayDescRenewalDeals.Default.(int)
+	// dealdayDescRenewalAmount is the schema descriptor for renewal_amount field.
+	dealdayDescRenewalAmount := dealdayFields[12].Descriptor()
+	// dealday.DefaultRenewalAmount holds the default value on creation for the renewal_amount field.
+	dealday.DefaultRenewalAmount = money.Amount(dealdayDescRenewalAmount.Default.(int64))
+	// dealdayDescRenewalExpected is the schema descriptor for renewal_expected field.
+	dealdayDescRenewalExpected := dealdayFields[13].Descriptor()
+	// dealday.DefaultRenewalExpected holds the default value on creation for the renewal_expected field.
+	dealday.DefaultRenewalExpected = money.Amount(dealdayDescRenewalExpected.Default.(int64))
+	// dealdayDescRenewalPaid is the schema descriptor for renewal_paid field.
+	dealdayDescRenewalPaid := dealdayFields[14].Descriptor()
+	// dealday.DefaultRenewalPaid holds the default value on creation for the renewal_paid field.
+	dealday.DefaultRenewalPaid = money.Amount(dealdayDescRenewalPaid.Default.(int64))
 	decisionday.Policy = privacy.NewPolicies(schema.DecisionDay{})
 	decisionday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -923,10 +989,13 @@ func init() {
 	}
 	fundeddealMixinHooks1 := fundeddealMixin[1].Hooks()
 	fundeddealMixinHooks2 := fundeddealMixin[2].Hooks()
+	fundeddealHooks := schema.FundedDeal{}.Hooks()
 
 	fundeddeal.Hooks[1] = fundeddealMixinHooks1[0]
 
 	fundeddeal.Hooks[2] = fundeddealMixinHooks2[0]
+
+	fundeddeal.Hooks[3] = fundeddealHooks[0]
 	fundeddealInters := schema.FundedDeal{}.Interceptors()
 	fundeddeal.Interceptors[0] = fundeddealInters[0]
 	fundeddealMixinFields0 := fundeddealMixin[0].Fields()
@@ -945,6 +1014,14 @@ func init() {
 	fundeddeal.DefaultUpdatedAt = fundeddealDescUpdatedAt.Default.(func() time.Time)
 	// fundeddeal.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	fundeddeal.UpdateDefaultUpdatedAt = fundeddealDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// fundeddealDescRenewalSuperseded is the schema descriptor for renewal_superseded field.
+	fundeddealDescRenewalSuperseded := fundeddealFields[16].Descriptor()
+	// fundeddeal.DefaultRenewalSuperseded holds the default value on creation for the renewal_superseded field.
+	fundeddeal.DefaultRenewalSuperseded = fundeddealDescRenewalSuperseded.Default.(bool)
+	// fundeddealDescIsRenewal is the schema descriptor for is_renewal field.
+	fundeddealDescIsRenewal := fundeddealFields[18].Descriptor()
+	// fundeddeal.DefaultIsRenewal holds the default value on creation for the is_renewal field.
+	fundeddeal.DefaultIsRenewal = fundeddealDescIsRenewal.Default.(bool)
 	// fundeddealDescID is the schema descriptor for id field.
 	fundeddealDescID := fundeddealMixinFields0[0].Descriptor()
 	// fundeddeal.DefaultID holds the default value on creation for the id field.
@@ -1227,6 +1304,14 @@ func init() {
 	leadcountDescN := leadcountFields[3].Descriptor()
 	// leadcount.DefaultN holds the default value on creation for the n field.
 	leadcount.DefaultN = leadcountDescN.Default.(int)
+	// leadcountDescRequested is the schema descriptor for requested field.
+	leadcountDescRequested := leadcountFields[4].Descriptor()
+	// leadcount.DefaultRequested holds the default value on creation for the requested field.
+	leadcount.DefaultRequested = leadcountDescRequested.Default.(int64)
+	// leadcountDescOutsized is the schema descriptor for outsized field.
+	leadcountDescOutsized := leadcountFields[5].Descriptor()
+	// leadcount.DefaultOutsized holds the default value on creation for the outsized field.
+	leadcount.DefaultOutsized = leadcountDescOutsized.Default.(int)
 	leadday.Policy = privacy.NewPolicies(schema.LeadDay{})
 	leadday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -1388,6 +1473,71 @@ func init() {
 	lenderdayDescDeclinedOther := lenderdayFields[17].Descriptor()
 	// lenderday.DefaultDeclinedOther holds the default value on creation for the declined_other field.
 	lenderday.DefaultDeclinedOther = lenderdayDescDeclinedOther.Default.(int)
+	noteMixin := schema.Note{}.Mixin()
+	note.Policy = privacy.NewPolicies(schema.Note{})
+	note.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := note.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	noteMixinHooks1 := noteMixin[1].Hooks()
+	noteMixinHooks2 := noteMixin[2].Hooks()
+
+	note.Hooks[1] = noteMixinHooks1[0]
+
+	note.Hooks[2] = noteMixinHooks2[0]
+	noteMixinFields0 := noteMixin[0].Fields()
+	_ = noteMixinFields0
+	noteMixinFields1 := noteMixin[1].Fields()
+	_ = noteMixinFields1
+	noteFields := schema.Note{}.Fields()
+	_ = noteFields
+	// noteDescCreatedAt is the schema descriptor for created_at field.
+	noteDescCreatedAt := noteMixinFields1[0].Descriptor()
+	// note.DefaultCreatedAt holds the default value on creation for the created_at field.
+	note.DefaultCreatedAt = noteDescCreatedAt.Default.(func() time.Time)
+	// noteDescUpdatedAt is the schema descriptor for updated_at field.
+	noteDescUpdatedAt := noteMixinFields1[1].Descriptor()
+	// note.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	note.DefaultUpdatedAt = noteDescUpdatedAt.Default.(func() time.Time)
+	// note.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	note.UpdateDefaultUpdatedAt = noteDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// noteDescBody is the schema descriptor for body field.
+	noteDescBody := noteFields[1].Descriptor()
+	// note.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	note.BodyValidator = noteDescBody.Validators[0].(func(string) error)
+	// noteDescID is the schema descriptor for id field.
+	noteDescID := noteMixinFields0[0].Descriptor()
+	// note.DefaultID holds the default value on creation for the id field.
+	note.DefaultID = noteDescID.Default.(func() uuid.UUID)
+	notificationMixin := schema.Notification{}.Mixin()
+	notification.Policy = privacy.NewPolicies(schema.Notification{})
+	notification.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := notification.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	notificationMixinHooks1 := notificationMixin[1].Hooks()
+
+	notification.Hooks[1] = notificationMixinHooks1[0]
+	notificationMixinFields0 := notificationMixin[0].Fields()
+	_ = notificationMixinFields0
+	notificationFields := schema.Notification{}.Fields()
+	_ = notificationFields
+	// notificationDescAt is the schema descriptor for at field.
+	notificationDescAt := notificationFields[2].Descriptor()
+	// notification.DefaultAt holds the default value on creation for the at field.
+	notification.DefaultAt = notificationDescAt.Default.(func() time.Time)
+	// notificationDescID is the schema descriptor for id field.
+	notificationDescID := notificationMixinFields0[0].Descriptor()
+	// notification.DefaultID holds the default value on creation for the id field.
+	notification.DefaultID = notificationDescID.Default.(func() uuid.UUID)
 	organizationMixin := schema.Organization{}.Mixin()
 	organization.Policy = privacy.NewPolicies(schema.Organization{})
 	organization.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1534,6 +1684,203 @@ func init() {
 	pipelinestageDescID := pipelinestageMixinFields0[0].Descriptor()
 	// pipelinestage.DefaultID holds the default value on creation for the id field.
 	pipelinestage.DefaultID = pipelinestageDescID.Default.(func() uuid.UUID)
+	savedviewMixin := schema.SavedView{}.Mixin()
+	savedview.Policy = privacy.NewPolicies(schema.SavedView{})
+	savedview.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := savedview.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	savedviewMixinHooks1 := savedviewMixin[1].Hooks()
+	savedviewMixinHooks2 := savedviewMixin[2].Hooks()
+
+	savedview.Hooks[1] = savedviewMixinHooks1[0]
+
+	savedview.Hooks[2] = savedviewMixinHooks2[0]
+	savedviewMixinFields0 := savedviewMixin[0].Fields()
+	_ = savedviewMixinFields0
+	savedviewMixinFields1 := savedviewMixin[1].Fields()
+	_ = savedviewMixinFields1
+	savedviewFields := schema.SavedView{}.Fields()
+	_ = savedviewFields
+	// savedviewDescCreatedAt is the schema descriptor for created_at field.
+	savedviewDescCreatedAt := savedviewMixinFields1[0].Descriptor()
+	// savedview.DefaultCreatedAt holds the default value on creation for the created_at field.
+	savedview.DefaultCreatedAt = savedviewDescCreatedAt.Default.(func() time.Time)
+	// savedviewDescUpdatedAt is the schema descriptor for updated_at field.
+	savedviewDescUpdatedAt := savedviewMixinFields1[1].Descriptor()
+	// savedview.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	savedview.DefaultUpdatedAt = savedviewDescUpdatedAt.Default.(func() time.Time)
+	// savedview.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	savedview.UpdateDefaultUpdatedAt = savedviewDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// savedviewDescName is the schema descriptor for name field.
+	savedviewDescName := savedviewFields[0].Descriptor()
+	// savedview.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	savedview.NameValidator = savedviewDescName.Validators[0].(func(string) error)
+	// savedviewDescFilters is the schema descriptor for filters field.
+	savedviewDescFilters := savedviewFields[2].Descriptor()
+	// savedview.DefaultFilters holds the default value on creation for the filters field.
+	savedview.DefaultFilters = savedviewDescFilters.Default.(map[string]interface{})
+	// savedviewDescShared is the schema descriptor for shared field.
+	savedviewDescShared := savedviewFields[3].Descriptor()
+	// savedview.DefaultShared holds the default value on creation for the shared field.
+	savedview.DefaultShared = savedviewDescShared.Default.(bool)
+	// savedviewDescID is the schema descriptor for id field.
+	savedviewDescID := savedviewMixinFields0[0].Descriptor()
+	// savedview.DefaultID holds the default value on creation for the id field.
+	savedview.DefaultID = savedviewDescID.Default.(func() uuid.UUID)
+	sessionMixin := schema.Session{}.Mixin()
+	session.Policy = privacy.NewPolicies(schema.Session{})
+	session.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := session.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	sessionHooks := schema.Session{}.Hooks()
+
+	session.Hooks[1] = sessionHooks[0]
+	sessionMixinFields0 := sessionMixin[0].Fields()
+	_ = sessionMixinFields0
+	sessionFields := schema.Session{}.Fields()
+	_ = sessionFields
+	// sessionDescClientIP is the schema descriptor for client_ip field.
+	sessionDescClientIP := sessionFields[8].Descriptor()
+	// session.DefaultClientIP holds the default value on creation for the client_ip field.
+	session.DefaultClientIP = sessionDescClientIP.Default.(string)
+	// sessionDescUserAgent is the schema descriptor for user_agent field.
+	sessionDescUserAgent := sessionFields[9].Descriptor()
+	// session.DefaultUserAgent holds the default value on creation for the user_agent field.
+	session.DefaultUserAgent = sessionDescUserAgent.Default.(string)
+	// sessionDescID is the schema descriptor for id field.
+	sessionDescID := sessionMixinFields0[0].Descriptor()
+	// session.DefaultID holds the default value on creation for the id field.
+	session.DefaultID = sessionDescID.Default.(func() uuid.UUID)
+	signinfailureMixin := schema.SignInFailure{}.Mixin()
+	signinfailure.Policy = privacy.NewPolicies(schema.SignInFailure{})
+	signinfailure.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := signinfailure.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	signinfailureMixinFields0 := signinfailureMixin[0].Fields()
+	_ = signinfailureMixinFields0
+	signinfailureFields := schema.SignInFailure{}.Fields()
+	_ = signinfailureFields
+	// signinfailureDescID is the schema descriptor for id field.
+	signinfailureDescID := signinfailureMixinFields0[0].Descriptor()
+	// signinfailure.DefaultID holds the default value on creation for the id field.
+	signinfailure.DefaultID = signinfailureDescID.Default.(func() uuid.UUID)
+	signinflowMixin := schema.SignInFlow{}.Mixin()
+	signinflow.Policy = privacy.NewPolicies(schema.SignInFlow{})
+	signinflow.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := signinflow.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	signinflowMixinFields0 := signinflowMixin[0].Fields()
+	_ = signinflowMixinFields0
+	signinflowFields := schema.SignInFlow{}.Fields()
+	_ = signinflowFields
+	// signinflowDescID is the schema descriptor for id field.
+	signinflowDescID := signinflowMixinFields0[0].Descriptor()
+	// signinflow.DefaultID holds the default value on creation for the id field.
+	signinflow.DefaultID = signinflowDescID.Default.(func() uuid.UUID)
+	stipulationMixin := schema.Stipulation{}.Mixin()
+	stipulation.Policy = privacy.NewPolicies(schema.Stipulation{})
+	stipulation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := stipulation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	stipulationMixinHooks1 := stipulationMixin[1].Hooks()
+	stipulationMixinHooks2 := stipulationMixin[2].Hooks()
+
+	stipulation.Hooks[1] = stipulationMixinHooks1[0]
+
+	stipulation.Hooks[2] = stipulationMixinHooks2[0]
+	stipulationMixinFields0 := stipulationMixin[0].Fields()
+	_ = stipulationMixinFields0
+	stipulationMixinFields1 := stipulationMixin[1].Fields()
+	_ = stipulationMixinFields1
+	stipulationFields := schema.Stipulation{}.Fields()
+	_ = stipulationFields
+	// stipulationDescCreatedAt is the schema descriptor for created_at field.
+	stipulationDescCreatedAt := stipulationMixinFields1[0].Descriptor()
+	// stipulation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	stipulation.DefaultCreatedAt = stipulationDescCreatedAt.Default.(func() time.Time)
+	// stipulationDescUpdatedAt is the schema descriptor for updated_at field.
+	stipulationDescUpdatedAt := stipulationMixinFields1[1].Descriptor()
+	// stipulation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	stipulation.DefaultUpdatedAt = stipulationDescUpdatedAt.Default.(func() time.Time)
+	// stipulation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	stipulation.UpdateDefaultUpdatedAt = stipulationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// stipulationDescText is the schema descriptor for text field.
+	stipulationDescText := stipulationFields[2].Descriptor()
+	// stipulation.TextValidator is a validator for the "text" field. It is called by the builders before save.
+	stipulation.TextValidator = stipulationDescText.Validators[0].(func(string) error)
+	// stipulationDescDocumentIds is the schema descriptor for document_ids field.
+	stipulationDescDocumentIds := stipulationFields[4].Descriptor()
+	// stipulation.DefaultDocumentIds holds the default value on creation for the document_ids field.
+	stipulation.DefaultDocumentIds = stipulationDescDocumentIds.Default.([]uuid.UUID)
+	// stipulationDescID is the schema descriptor for id field.
+	stipulationDescID := stipulationMixinFields0[0].Descriptor()
+	// stipulation.DefaultID holds the default value on creation for the id field.
+	stipulation.DefaultID = stipulationDescID.Default.(func() uuid.UUID)
+	taskMixin := schema.Task{}.Mixin()
+	task.Policy = privacy.NewPolicies(schema.Task{})
+	task.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := task.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	taskMixinHooks1 := taskMixin[1].Hooks()
+	taskMixinHooks2 := taskMixin[2].Hooks()
+
+	task.Hooks[1] = taskMixinHooks1[0]
+
+	task.Hooks[2] = taskMixinHooks2[0]
+	taskMixinFields0 := taskMixin[0].Fields()
+	_ = taskMixinFields0
+	taskMixinFields1 := taskMixin[1].Fields()
+	_ = taskMixinFields1
+	taskFields := schema.Task{}.Fields()
+	_ = taskFields
+	// taskDescCreatedAt is the schema descriptor for created_at field.
+	taskDescCreatedAt := taskMixinFields1[0].Descriptor()
+	// task.DefaultCreatedAt holds the default value on creation for the created_at field.
+	task.DefaultCreatedAt = taskDescCreatedAt.Default.(func() time.Time)
+	// taskDescUpdatedAt is the schema descriptor for updated_at field.
+	taskDescUpdatedAt := taskMixinFields1[1].Descriptor()
+	// task.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	task.DefaultUpdatedAt = taskDescUpdatedAt.Default.(func() time.Time)
+	// task.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	task.UpdateDefaultUpdatedAt = taskDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskDescTitle is the schema descriptor for title field.
+	taskDescTitle := taskFields[1].Descriptor()
+	// task.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	task.TitleValidator = taskDescTitle.Validators[0].(func(string) error)
+	// taskDescID is the schema descriptor for id field.
+	taskDescID := taskMixinFields0[0].Descriptor()
+	// task.DefaultID holds the default value on creation for the id field.
+	task.DefaultID = taskDescID.Default.(func() uuid.UUID)
 	teamMixin := schema.Team{}.Mixin()
 	team.Policy = privacy.NewPolicies(schema.Team{})
 	team.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1595,6 +1942,10 @@ func init() {
 	user.Hooks[3] = userHooks[0]
 
 	user.Hooks[4] = userHooks[1]
+
+	user.Hooks[5] = userHooks[2]
+
+	user.Hooks[6] = userHooks[3]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()

@@ -47,6 +47,10 @@ func (APIKey) Fields() []ent.Field {
 		// The app installation an app token (kind at) belongs to; its
 		// uninstallation revokes the token.
 		field.UUID("installation_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		// The person a key acts as (PRODUCT 9.4): authorship, "my" and the
+		// actor are theirs, with the key's own scopes. A deactivated
+		// user's keys stop working.
+		field.UUID("user_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
 

@@ -3,7 +3,6 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
-	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -77,6 +76,21 @@ func (Application) Fields() []ent.Field {
 			Comment("The criteria of the lender's box the submission missed (amount, revenue, industry, product, months in business); empty when none."),
 		field.UUID("funded_deal_id", uuidType).Optional().Nillable().
 			Comment("The id of the deal the application became; null unless funded."),
+		field.Int("stipulations_outstanding").Default(0).NonNegative().
+			Comment("How many of its stipulations are outstanding; readyToFund is approved with none."),
+		field.UUID("renewal_of_deal_id", uuidType).Optional().Nillable().Immutable().
+			Comment("The id of the funded deal this application renews; null unless a renewal."),
+		field.Bool("is_renewal").Default(false).Immutable().
+			Comment("Whether the application renews an earlier deal of its lead (renewalOfDealId is set)."),
+		// What the lender matches compare an application by, kept on it so
+		// a lender's similar record is one index range: the band of the
+		// requested amount (lendingrules.AmountBand), set at submission,
+		// and the lead's industry as lendingrules.IndustryKey compares it,
+		// set at submission and kept when the lead's industry changes.
+		// Null on a row the startup backfill has not reached yet; not on
+		// the APIs.
+		field.Int("amount_band").Optional().Nillable().Annotations(entgql.Skip()),
+		field.String("industry_key").Optional().Nillable().Annotations(entgql.Skip()),
 	}
 }
 
@@ -103,12 +117,21 @@ func (Application) Indexes() []ent.Index {
 		index.Fields("org_id", "lender_id", "created_at", "id"),
 		index.Fields("org_id", "status", "created_at", "id"),
 		// One open application per lead and lender: the hook says so first,
-		// the index holds when two submissions race.
-		index.Fields("lead_id", "lender_id").Unique().
-			Annotations(entsql.IndexWhere("status IN ('submitted', 'underwriting', 'approved')")),
+		// a partial unique index the store creates holds when two
+		// submissions race (store.openApplicationDDL).
 		index.Fields("lender_id", "external_ref").Unique(),
 		// The lenders report reads one histogram bucket's decisions in order.
 		index.Fields("org_id", "lender_id", "decision_seconds", "submitted_at"),
+		// The lender matches count a lead's similar applications of every
+		// lender in one range (organization, band, industry, submitted at
+		// or after the window's start), and walk each lender's similar
+		// decisions in order to their middle; each index holds what it
+		// reads, so neither reads a row of the table.
+		index.Fields("org_id", "amount_band", "industry_key", "submitted_at", "lender_id", "status", "decision_seconds"),
+		index.Fields("org_id", "amount_band", "industry_key", "lender_id", "decision_seconds", "submitted_at", "status"),
+		// The lenders report (and the matches' whole windows, which are
+		// its sums) reads the applications of a range's partial days.
+		index.Fields("org_id", "submitted_at"),
 	}
 }
 

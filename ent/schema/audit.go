@@ -49,20 +49,26 @@ func (AuditEvent) Fields() []ent.Field {
 			Comment("When the action was made.").
 			Annotations(entgql.OrderField("OCCURRED_AT")),
 		field.String("actor").Immutable().
-			Comment("Who acted: the API key's id, automation:<id>, or system (the command line, the service)."),
+			Comment("Who acted: user:<id> for a person (signed in, or through a key bound to them), the API key's id, " +
+				"automation:<id>, anonymous for a sign-in that failed, or system (the command line, the service)."),
 		field.String("action").Immutable().
 			Comment("What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, " +
-				"webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed or " +
-				"app_installation.uninstalled."),
+				"webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed, " +
+				"app_installation.uninstalled, user.invited, user.sign_in_reset, user.deactivated, user.signed_in, " +
+				"user.sign_in_failed or user.signed_out."),
 		field.String("target_type").Immutable().
-			Comment("The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app or " +
-				"app_installation."),
+			Comment("The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app, " +
+				"app_installation or user."),
 		field.UUID("target_id", uuid.UUID{}).Immutable().
 			Comment("The id of the record acted on."),
 		field.String("request_id").Optional().Nillable().Immutable().
 			Comment("The X-Request-Id of the request that acted; null for the command line and the service's workers."),
 		field.Strings("fields").Optional().Immutable().
 			Comment("The fields the action set, by name; never their values."),
+		field.String("email").Optional().Nillable().Immutable().
+			Comment("For sign-in events, the email tried; never a password or token."),
+		field.String("client_ip").Optional().Nillable().Immutable().
+			Comment("For sign-in events, the address the attempt came from."),
 	}
 }
 

@@ -36,6 +36,10 @@ func (Commission) Fields() []ent.Field {
 		field.UUID("lender_id", uuidType).Immutable().Comment("The id of the lender that owes it."),
 		field.UUID("advisor_id", uuidType).Optional().Nillable().Immutable().
 			Comment("The id of the deal's advisor; null when none."),
+		field.UUID("renewal_of_deal_id", uuidType).Optional().Nillable().Immutable().
+			Comment("The id of the deal the commission's deal renews; null unless a renewal."),
+		field.Bool("is_renewal").Default(false).Immutable().
+			Comment("Whether the commission's deal renews an earlier deal of its lead."),
 		field.Int64("expected_amount").GoType(amountGo).Annotations(amountType).Comment("The commission expected: the deal's commission.").Immutable(),
 		field.Int64("paid_amount").GoType(amountGo).Annotations(amountType).Comment("The sum of the payments minus the sum of the clawbacks.").Default(0),
 		field.Enum("status").Values(enum.CommissionStatuses...).Default("pending").

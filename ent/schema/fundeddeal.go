@@ -54,6 +54,17 @@ func (FundedDeal) Fields() []ent.Field {
 		field.UUID("commission_id", uuidType).Immutable().Comment("The id of the deal's commission."),
 		field.Time("funded_at").Immutable().Annotations(entgql.OrderField("FUNDED_AT")).
 			Comment("When the lender funded it: now unless given; never in the future."),
+		field.Time("renewal_eligible_at").Optional().Nillable().
+			Comment("When the merchant may renew: fundedAt plus half the term in calendar months, rounded up (clamped to the month's last day)."),
+		field.Time("renewal_announced_at").Optional().Nillable().Annotations(entgql.Skip()).
+			Comment("When deal.renewal_eligible was emitted for it: the sweeper claims a deal by setting it, so each deal's event is emitted once."),
+		field.Bool("renewal_superseded").Default(false).Annotations(entgql.Skip()).
+			Comment("Whether the deal's lead has moved on from it: an application in play, or a deal funded after it. " +
+				"Kept by the hooks (renewal_hooks.go) so the renewal queue reads an index, not a probe per deal."),
+		field.UUID("renewal_of_deal_id", uuidType).Optional().Nillable().Immutable().
+			Comment("The id of the deal this one renews; null unless a renewal."),
+		field.Bool("is_renewal").Default(false).Immutable().
+			Comment("Whether the deal renews an earlier deal of its lead."),
 	}
 }
 
@@ -82,6 +93,12 @@ func (FundedDeal) Indexes() []ent.Index {
 		index.Fields("org_id", "lender_id", "funded_at", "id"),
 		index.Fields("org_id", "advisor_id", "funded_at", "id"),
 		index.Fields("lead_id"),
+		// The renewal queue, earliest eligible first (also one advisor's),
+		// its exact total counted from the index; and the sweeper's deals
+		// not yet announced.
+		index.Fields("org_id", "renewal_superseded", "renewal_eligible_at", "id"),
+		index.Fields("org_id", "advisor_id", "renewal_superseded", "renewal_eligible_at", "id"),
+		index.Fields("renewal_announced_at", "renewal_eligible_at"),
 	}
 }
 

@@ -32,6 +32,14 @@ func (LeadCount) Fields() []ent.Field {
 		field.UUID("stage_id", uuidType).Optional().Nillable().Immutable(),
 		field.Int("slot").Immutable(),
 		field.Int("n").Default(0),
+		// The sum of the slot's leads' requested amounts, in ten-thousandths
+		// (requestedAmount has four decimals), kept beside n so the board's
+		// unfiltered totals are a read of the same rows.
+		field.Int64("requested").Default(0),
+		// The slot's leads whose requested amount is not in requested: above
+		// rollup.MaxKeptRequest, which bounds what a slot's int64 can be
+		// asked to hold. A stage with such leads has its sum read from them.
+		field.Int("outsized").Default(0),
 	}
 }
 

@@ -167,7 +167,7 @@ func checkAmountRange(ctx context.Context, m *gen.LenderMutation) error {
 func (Application) Hooks() []ent.Hook {
 	// The lenders report's rollups and the decision's time are the lending
 	// flows' steps (lending.Decide and the others), not hooks'.
-	return []ent.Hook{hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne)}
+	return []ent.Hook{hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne), hook.On(supersedeOnApplication, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
 }
 
 // A Count of a lender's deals is answered from the day counts

@@ -99,6 +99,12 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("app_installations", AppInstallation.Type).Annotations(entgql.Skip()),
 		edge.To("documents", Document.Type).Annotations(entgql.Skip()),
 		edge.To("import_jobs", ImportJob.Type).Annotations(entgql.Skip()),
+		edge.To("activities", Activity.Type).Annotations(entgql.Skip()),
+		edge.To("notes", Note.Type).Annotations(entgql.Skip()),
+		edge.To("tasks", Task.Type).Annotations(entgql.Skip()),
+		edge.To("stipulations", Stipulation.Type).Annotations(entgql.Skip()),
+		edge.To("notifications", Notification.Type).Annotations(entgql.Skip()),
+		edge.To("saved_views", SavedView.Type).Annotations(entgql.Skip()),
 	}
 }
 

@@ -68,8 +68,8 @@ func (LeadDay) Indexes() []ent.Index {
 
 // DealDay sums the deals funded on a day by one lender (dimension lender)
 // and, again, by one advisor (dimension advisor; deals without an advisor
-// have no advisor row), with their commissions: the funding and
-// commissions reports. A payment adds to the row of its deal's day. Each
+// have no advisor row), with their commissions and the renewals among
+// them: the funding and commissions reports. A payment adds to the row of its deal's day. Each
 // sum is kept three times: by day (grain day, day is the day's number), by
 // month (grain month, day is the month's number, period.MonthNumber) and by
 // year (grain year, day is the year's number, period.YearNumber), so a
@@ -95,6 +95,13 @@ func (DealDay) Fields() []ent.Field {
 		field.Int64("clawed_back").GoType(amountGo).Default(0),
 		// The sum over the day's commissions of max(expected - paid, 0).
 		field.Int64("outstanding").GoType(amountGo).Default(0),
+		// The renewals among the day's deals (is_renewal): how many, their
+		// funded amounts, and their commissions' expected amounts and
+		// payments (gross), for the reports' renewal figures.
+		field.Int("renewal_deals").Default(0),
+		field.Int64("renewal_amount").GoType(amountGo).Default(0),
+		field.Int64("renewal_expected").GoType(amountGo).Default(0),
+		field.Int64("renewal_paid").GoType(amountGo).Default(0),
 	}
 }
 

@@ -42,6 +42,21 @@ func (User) Fields() []ent.Field {
 			Annotations(valueDocs(enum.UserRoleDocs)),
 		field.UUID("team_id", uuidType).Optional().Nillable().
 			Comment("The id of the user's team; null when in none. Setting it moves the user to that team."),
+		// Signing in (PRODUCT 9.1). The sign-in email is the user's email,
+		// lower-cased, held while the user may sign in (invited, active or
+		// deactivated): unique across organizations, so an email names one
+		// person to sign in.
+		field.String("sign_in_email").Optional().Nillable().Unique().Annotations(entgql.Skip()),
+		// An argon2id hash in PHC form, with the parameters it was made with.
+		field.String("password_hash").Optional().Nillable().Sensitive().Annotations(entgql.Skip()),
+		// The SHA-256 of the invitation token, while one is open.
+		field.String("invitation_hash").Optional().Nillable().Unique().Sensitive().Annotations(entgql.Skip()),
+		field.Time("invitation_expires_at").Optional().Nillable().Annotations(skipInputs()).
+			Comment("When the open invitation stops working; null when none is open."),
+		field.Time("deactivated_at").Optional().Nillable().Annotations(skipInputs()).
+			Comment("When an admin deactivated the user's sign-in; null while it works."),
+		field.Time("last_sign_in_at").Optional().Nillable().Annotations(skipInputs()).
+			Comment("When the user last signed in; null for never."),
 	}
 }
 
@@ -55,6 +70,12 @@ func (User) Edges() []ent.Edge {
 			Comment("The call events of the user's calls as a dialer agent."),
 		edge.To("presence", AgentPresence.Type).Unique().Annotations(noInput, entgql.Skip()),
 	}
+}
+
+// skipInputs keeps a field out of the create and update inputs: only the
+// sign-in flows set it.
+func skipInputs() entgql.Annotation {
+	return entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)
 }
 
 func (User) Indexes() []ent.Index {

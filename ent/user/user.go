@@ -35,6 +35,18 @@ const (
 	FieldRole = "role"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldSignInEmail holds the string denoting the sign_in_email field in the database.
+	FieldSignInEmail = "sign_in_email"
+	// FieldPasswordHash holds the string denoting the password_hash field in the database.
+	FieldPasswordHash = "password_hash"
+	// FieldInvitationHash holds the string denoting the invitation_hash field in the database.
+	FieldInvitationHash = "invitation_hash"
+	// FieldInvitationExpiresAt holds the string denoting the invitation_expires_at field in the database.
+	FieldInvitationExpiresAt = "invitation_expires_at"
+	// FieldDeactivatedAt holds the string denoting the deactivated_at field in the database.
+	FieldDeactivatedAt = "deactivated_at"
+	// FieldLastSignInAt holds the string denoting the last_sign_in_at field in the database.
+	FieldLastSignInAt = "last_sign_in_at"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeTeam holds the string denoting the team edge name in mutations.
@@ -95,6 +107,12 @@ var Columns = []string{
 	FieldEmail,
 	FieldRole,
 	FieldTeamID,
+	FieldSignInEmail,
+	FieldPasswordHash,
+	FieldInvitationHash,
+	FieldInvitationExpiresAt,
+	FieldDeactivatedAt,
+	FieldLastSignInAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -113,7 +131,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [5]ent.Hook
+	Hooks  [7]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -204,6 +222,36 @@ func ByRole(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// BySignInEmail orders the results by the sign_in_email field.
+func BySignInEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSignInEmail, opts...).ToFunc()
+}
+
+// ByPasswordHash orders the results by the password_hash field.
+func ByPasswordHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPasswordHash, opts...).ToFunc()
+}
+
+// ByInvitationHash orders the results by the invitation_hash field.
+func ByInvitationHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInvitationHash, opts...).ToFunc()
+}
+
+// ByInvitationExpiresAt orders the results by the invitation_expires_at field.
+func ByInvitationExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInvitationExpiresAt, opts...).ToFunc()
+}
+
+// ByDeactivatedAt orders the results by the deactivated_at field.
+func ByDeactivatedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDeactivatedAt, opts...).ToFunc()
+}
+
+// ByLastSignInAt orders the results by the last_sign_in_at field.
+func ByLastSignInAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLastSignInAt, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -91,6 +91,36 @@ func TeamID(v uuid.UUID) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldTeamID, v))
 }
 
+// SignInEmail applies equality check predicate on the "sign_in_email" field. It's identical to SignInEmailEQ.
+func SignInEmail(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldSignInEmail, v))
+}
+
+// PasswordHash applies equality check predicate on the "password_hash" field. It's identical to PasswordHashEQ.
+func PasswordHash(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldPasswordHash, v))
+}
+
+// InvitationHash applies equality check predicate on the "invitation_hash" field. It's identical to InvitationHashEQ.
+func InvitationHash(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldInvitationHash, v))
+}
+
+// InvitationExpiresAt applies equality check predicate on the "invitation_expires_at" field. It's identical to InvitationExpiresAtEQ.
+func InvitationExpiresAt(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldInvitationExpiresAt, v))
+}
+
+// DeactivatedAt applies equality check predicate on the "deactivated_at" field. It's identical to DeactivatedAtEQ.
+func DeactivatedAt(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldDeactivatedAt, v))
+}
+
+// LastSignInAt applies equality check predicate on the "last_sign_in_at" field. It's identical to LastSignInAtEQ.
+func LastSignInAt(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldLastSignInAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldCreatedAt, v))
@@ -434,6 +464,381 @@ func TeamIDIsNil() predicate.User {
 // TeamIDNotNil applies the NotNil predicate on the "team_id" field.
 func TeamIDNotNil() predicate.User {
 	return predicate.User(sql.FieldNotNull(FieldTeamID))
+}
+
+// SignInEmailEQ applies the EQ predicate on the "sign_in_email" field.
+func SignInEmailEQ(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldSignInEmail, v))
+}
+
+// SignInEmailNEQ applies the NEQ predicate on the "sign_in_email" field.
+func SignInEmailNEQ(v string) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldSignInEmail, v))
+}
+
+// SignInEmailIn applies the In predicate on the "sign_in_email" field.
+func SignInEmailIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldIn(FieldSignInEmail, vs...))
+}
+
+// SignInEmailNotIn applies the NotIn predicate on the "sign_in_email" field.
+func SignInEmailNotIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldSignInEmail, vs...))
+}
+
+// SignInEmailGT applies the GT predicate on the "sign_in_email" field.
+func SignInEmailGT(v string) predicate.User {
+	return predicate.User(sql.FieldGT(FieldSignInEmail, v))
+}
+
+// SignInEmailGTE applies the GTE predicate on the "sign_in_email" field.
+func SignInEmailGTE(v string) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldSignInEmail, v))
+}
+
+// SignInEmailLT applies the LT predicate on the "sign_in_email" field.
+func SignInEmailLT(v string) predicate.User {
+	return predicate.User(sql.FieldLT(FieldSignInEmail, v))
+}
+
+// SignInEmailLTE applies the LTE predicate on the "sign_in_email" field.
+func SignInEmailLTE(v string) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldSignInEmail, v))
+}
+
+// SignInEmailContains applies the Contains predicate on the "sign_in_email" field.
+func SignInEmailContains(v string) predicate.User {
+	return predicate.User(sql.FieldContains(FieldSignInEmail, v))
+}
+
+// SignInEmailHasPrefix applies the HasPrefix predicate on the "sign_in_email" field.
+func SignInEmailHasPrefix(v string) predicate.User {
+	return predicate.User(sql.FieldHasPrefix(FieldSignInEmail, v))
+}
+
+// SignInEmailHasSuffix applies the HasSuffix predicate on the "sign_in_email" field.
+func SignInEmailHasSuffix(v string) predicate.User {
+	return predicate.User(sql.FieldHasSuffix(FieldSignInEmail, v))
+}
+
+// SignInEmailIsNil applies the IsNil predicate on the "sign_in_email" field.
+func SignInEmailIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldSignInEmail))
+}
+
+// SignInEmailNotNil applies the NotNil predicate on the "sign_in_email" field.
+func SignInEmailNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldSignInEmail))
+}
+
+// SignInEmailEqualFold applies the EqualFold predicate on the "sign_in_email" field.
+func SignInEmailEqualFold(v string) predicate.User {
+	return predicate.User(sql.FieldEqualFold(FieldSignInEmail, v))
+}
+
+// SignInEmailContainsFold applies the ContainsFold predicate on the "sign_in_email" field.
+func SignInEmailContainsFold(v string) predicate.User {
+	return predicate.User(sql.FieldContainsFold(FieldSignInEmail, v))
+}
+
+// PasswordHashEQ applies the EQ predicate on the "password_hash" field.
+func PasswordHashEQ(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldPasswordHash, v))
+}
+
+// PasswordHashNEQ applies the NEQ predicate on the "password_hash" field.
+func PasswordHashNEQ(v string) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldPasswordHash, v))
+}
+
+// PasswordHashIn applies the In predicate on the "password_hash" field.
+func PasswordHashIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldIn(FieldPasswordHash, vs...))
+}
+
+// PasswordHashNotIn applies the NotIn predicate on the "password_hash" field.
+func PasswordHashNotIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldPasswordHash, vs...))
+}
+
+// PasswordHashGT applies the GT predicate on the "password_hash" field.
+func PasswordHashGT(v string) predicate.User {
+	return predicate.User(sql.FieldGT(FieldPasswordHash, v))
+}
+
+// PasswordHashGTE applies the GTE predicate on the "password_hash" field.
+func PasswordHashGTE(v string) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldPasswordHash, v))
+}
+
+// PasswordHashLT applies the LT predicate on the "password_hash" field.
+func PasswordHashLT(v string) predicate.User {
+	return predicate.User(sql.FieldLT(FieldPasswordHash, v))
+}
+
+// PasswordHashLTE applies the LTE predicate on the "password_hash" field.
+func PasswordHashLTE(v string) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldPasswordHash, v))
+}
+
+// PasswordHashContains applies the Contains predicate on the "password_hash" field.
+func PasswordHashContains(v string) predicate.User {
+	return predicate.User(sql.FieldContains(FieldPasswordHash, v))
+}
+
+// PasswordHashHasPrefix applies the HasPrefix predicate on the "password_hash" field.
+func PasswordHashHasPrefix(v string) predicate.User {
+	return predicate.User(sql.FieldHasPrefix(FieldPasswordHash, v))
+}
+
+// PasswordHashHasSuffix applies the HasSuffix predicate on the "password_hash" field.
+func PasswordHashHasSuffix(v string) predicate.User {
+	return predicate.User(sql.FieldHasSuffix(FieldPasswordHash, v))
+}
+
+// PasswordHashIsNil applies the IsNil predicate on the "password_hash" field.
+func PasswordHashIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldPasswordHash))
+}
+
+// PasswordHashNotNil applies the NotNil predicate on the "password_hash" field.
+func PasswordHashNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldPasswordHash))
+}
+
+// PasswordHashEqualFold applies the EqualFold predicate on the "password_hash" field.
+func PasswordHashEqualFold(v string) predicate.User {
+	return predicate.User(sql.FieldEqualFold(FieldPasswordHash, v))
+}
+
+// PasswordHashContainsFold applies the ContainsFold predicate on the "password_hash" field.
+func PasswordHashContainsFold(v string) predicate.User {
+	return predicate.User(sql.FieldContainsFold(FieldPasswordHash, v))
+}
+
+// InvitationHashEQ applies the EQ predicate on the "invitation_hash" field.
+func InvitationHashEQ(v string) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldInvitationHash, v))
+}
+
+// InvitationHashNEQ applies the NEQ predicate on the "invitation_hash" field.
+func InvitationHashNEQ(v string) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldInvitationHash, v))
+}
+
+// InvitationHashIn applies the In predicate on the "invitation_hash" field.
+func InvitationHashIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldIn(FieldInvitationHash, vs...))
+}
+
+// InvitationHashNotIn applies the NotIn predicate on the "invitation_hash" field.
+func InvitationHashNotIn(vs ...string) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldInvitationHash, vs...))
+}
+
+// InvitationHashGT applies the GT predicate on the "invitation_hash" field.
+func InvitationHashGT(v string) predicate.User {
+	return predicate.User(sql.FieldGT(FieldInvitationHash, v))
+}
+
+// InvitationHashGTE applies the GTE predicate on the "invitation_hash" field.
+func InvitationHashGTE(v string) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldInvitationHash, v))
+}
+
+// InvitationHashLT applies the LT predicate on the "invitation_hash" field.
+func InvitationHashLT(v string) predicate.User {
+	return predicate.User(sql.FieldLT(FieldInvitationHash, v))
+}
+
+// InvitationHashLTE applies the LTE predicate on the "invitation_hash" field.
+func InvitationHashLTE(v string) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldInvitationHash, v))
+}
+
+// InvitationHashContains applies the Contains predicate on the "invitation_hash" field.
+func InvitationHashContains(v string) predicate.User {
+	return predicate.User(sql.FieldContains(FieldInvitationHash, v))
+}
+
+// InvitationHashHasPrefix applies the HasPrefix predicate on the "invitation_hash" field.
+func InvitationHashHasPrefix(v string) predicate.User {
+	return predicate.User(sql.FieldHasPrefix(FieldInvitationHash, v))
+}
+
+// InvitationHashHasSuffix applies the HasSuffix predicate on the "invitation_hash" field.
+func InvitationHashHasSuffix(v string) predicate.User {
+	return predicate.User(sql.FieldHasSuffix(FieldInvitationHash, v))
+}
+
+// InvitationHashIsNil applies the IsNil predicate on the "invitation_hash" field.
+func InvitationHashIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldInvitationHash))
+}
+
+// InvitationHashNotNil applies the NotNil predicate on the "invitation_hash" field.
+func InvitationHashNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldInvitationHash))
+}
+
+// InvitationHashEqualFold applies the EqualFold predicate on the "invitation_hash" field.
+func InvitationHashEqualFold(v string) predicate.User {
+	return predicate.User(sql.FieldEqualFold(FieldInvitationHash, v))
+}
+
+// InvitationHashContainsFold applies the ContainsFold predicate on the "invitation_hash" field.
+func InvitationHashContainsFold(v string) predicate.User {
+	return predicate.User(sql.FieldContainsFold(FieldInvitationHash, v))
+}
+
+// InvitationExpiresAtEQ applies the EQ predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtNEQ applies the NEQ predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtNEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtIn applies the In predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldIn(FieldInvitationExpiresAt, vs...))
+}
+
+// InvitationExpiresAtNotIn applies the NotIn predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtNotIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldInvitationExpiresAt, vs...))
+}
+
+// InvitationExpiresAtGT applies the GT predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtGT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGT(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtGTE applies the GTE predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtGTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtLT applies the LT predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtLT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLT(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtLTE applies the LTE predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtLTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldInvitationExpiresAt, v))
+}
+
+// InvitationExpiresAtIsNil applies the IsNil predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldInvitationExpiresAt))
+}
+
+// InvitationExpiresAtNotNil applies the NotNil predicate on the "invitation_expires_at" field.
+func InvitationExpiresAtNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldInvitationExpiresAt))
+}
+
+// DeactivatedAtEQ applies the EQ predicate on the "deactivated_at" field.
+func DeactivatedAtEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtNEQ applies the NEQ predicate on the "deactivated_at" field.
+func DeactivatedAtNEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtIn applies the In predicate on the "deactivated_at" field.
+func DeactivatedAtIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldIn(FieldDeactivatedAt, vs...))
+}
+
+// DeactivatedAtNotIn applies the NotIn predicate on the "deactivated_at" field.
+func DeactivatedAtNotIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldDeactivatedAt, vs...))
+}
+
+// DeactivatedAtGT applies the GT predicate on the "deactivated_at" field.
+func DeactivatedAtGT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGT(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtGTE applies the GTE predicate on the "deactivated_at" field.
+func DeactivatedAtGTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtLT applies the LT predicate on the "deactivated_at" field.
+func DeactivatedAtLT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLT(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtLTE applies the LTE predicate on the "deactivated_at" field.
+func DeactivatedAtLTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldDeactivatedAt, v))
+}
+
+// DeactivatedAtIsNil applies the IsNil predicate on the "deactivated_at" field.
+func DeactivatedAtIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldDeactivatedAt))
+}
+
+// DeactivatedAtNotNil applies the NotNil predicate on the "deactivated_at" field.
+func DeactivatedAtNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldDeactivatedAt))
+}
+
+// LastSignInAtEQ applies the EQ predicate on the "last_sign_in_at" field.
+func LastSignInAtEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldLastSignInAt, v))
+}
+
+// LastSignInAtNEQ applies the NEQ predicate on the "last_sign_in_at" field.
+func LastSignInAtNEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldLastSignInAt, v))
+}
+
+// LastSignInAtIn applies the In predicate on the "last_sign_in_at" field.
+func LastSignInAtIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldIn(FieldLastSignInAt, vs...))
+}
+
+// LastSignInAtNotIn applies the NotIn predicate on the "last_sign_in_at" field.
+func LastSignInAtNotIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldLastSignInAt, vs...))
+}
+
+// LastSignInAtGT applies the GT predicate on the "last_sign_in_at" field.
+func LastSignInAtGT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGT(FieldLastSignInAt, v))
+}
+
+// LastSignInAtGTE applies the GTE predicate on the "last_sign_in_at" field.
+func LastSignInAtGTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldLastSignInAt, v))
+}
+
+// LastSignInAtLT applies the LT predicate on the "last_sign_in_at" field.
+func LastSignInAtLT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLT(FieldLastSignInAt, v))
+}
+
+// LastSignInAtLTE applies the LTE predicate on the "last_sign_in_at" field.
+func LastSignInAtLTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldLastSignInAt, v))
+}
+
+// LastSignInAtIsNil applies the IsNil predicate on the "last_sign_in_at" field.
+func LastSignInAtIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldLastSignInAt))
+}
+
+// LastSignInAtNotNil applies the NotNil predicate on the "last_sign_in_at" field.
+func LastSignInAtNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldLastSignInAt))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -9,6 +9,12 @@
 // that carries no headers of its own, and in the websocket's
 // connection_init payload, which is where the server reads the key of a
 // browser socket. The headers pane can still name another key.
+//
+// A person signed in to the console with email and password (or single
+// sign-on) holds a session cookie instead: without a key, the playground
+// asks /auth/session for the session's CSRF token and sends it as
+// X-CSRF-Token on every request; the cookie goes by itself, on requests
+// and on the websocket's upgrade.
 (function () {
   'use strict';
 
@@ -42,15 +48,27 @@
 
   var key = storedKey();
   var auth = key ? { Authorization: 'Bearer ' + key } : null;
+  var session = false;
 
-  // Without a key from the console or the headers pane, every request
-  // (the schema's introspection first) would be refused: say how to sign
-  // in instead, and start GraphiQL only when asked to.
-  if (!auth && !hasAuthorization(savedHeaders())) {
-    showSignIn();
-    return;
+  // Without a key from the console or the headers pane, the browser's
+  // session carries the requests; without one either, every request (the
+  // schema's introspection first) would be refused: say how to sign in
+  // instead, and start GraphiQL only when asked to.
+  if (auth || hasAuthorization(savedHeaders())) {
+    start();
+  } else {
+    fetch('/auth/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (s) {
+        if (s && s.csrfToken) {
+          auth = { 'X-CSRF-Token': s.csrfToken };
+          session = true;
+          start();
+        } else {
+          showSignIn();
+        }
+      }, showSignIn);
   }
-  start();
 
   function showSignIn() {
     root.textContent = '';
@@ -64,7 +82,7 @@
     a.href = root.dataset.signIn;
     a.textContent = 'console';
     p.appendChild(a);
-    p.appendChild(document.createTextNode(' with your API key (svc_live_…), then come back here in the same tab: the playground uses the key the console holds.'));
+    p.appendChild(document.createTextNode(', then come back here: the playground uses your session, or the API key the console holds in the same tab.'));
     var q = document.createElement('p');
     q.textContent = 'Or open the playground without a key and put one in its Headers pane: {"Authorization": "Bearer svc_live_..."}.';
     var b = document.createElement('button');
@@ -83,8 +101,9 @@
     var defaultQuery = [
       '# Lending pipeline GraphQL.',
       '#',
-      auth ? '# Signed in with the console\'s API key; the Headers pane may name another:'
-        : '# Put your API key in the Headers pane below:',
+      session ? '# Signed in with your session; the Headers pane may name an API key instead:'
+        : auth ? '# Signed in with the console\'s API key; the Headers pane may name another:'
+          : '# Put your API key in the Headers pane below:',
       '#   {"Authorization": "Bearer svc_live_..."}',
       '# then write a query (Ctrl-Space completes, the Docs pane lists the',
       '# schema) and run it with Ctrl-Enter.',
@@ -97,6 +116,7 @@
       url: url.href,
       subscriptionUrl: socket.href,
       wsConnectionParams: function () {
+        // A session's socket needs nothing here: its upgrade carries the cookie.
         var headers = Object.assign({}, auth || {}, savedHeaders() || {});
         return hasAuthorization(headers) ? { Authorization: headerValue(headers) } : {};
       }

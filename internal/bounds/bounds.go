@@ -46,6 +46,9 @@ var (
 	CustomFields   = JSON{Keys: MaxCustomFields, Depth: 4, Items: 100, Text: 2000, Bytes: 64 << 10}
 	Metadata       = JSON{Keys: 50, Depth: 4, Items: 100, Text: 2000, Bytes: 16 << 10}
 	ConditionValue = JSON{Keys: 50, Depth: 2, Items: 100, Text: 2000, Bytes: 16 << 10}
+	// ViewFilters bounds a saved view's filters: a screen's arguments,
+	// nested as deep as a lead filter's not, and, or and has...With go.
+	ViewFilters = JSON{Keys: 50, Depth: 8, Items: 100, Text: 2000, Bytes: 8 << 10}
 )
 
 // Check returns a 422 naming field (and the member path inside it) when the

@@ -22,6 +22,10 @@ var (
 	Disposition        = Len{1, MaxDisposition}
 	Notes              = Len{0, MaxNotes}
 	Campaign           = Len{0, MaxCampaign}
+	NoteBody           = Len{1, 10_000} // PRODUCT 10.1
+	TaskTitle          = Len{1, 200}    // PRODUCT 10.2
+	StipulationText    = Len{1, 100}    // PRODUCT 11.1
+	StipulationReason  = Len{1, 500}    // a waiver's or a reopening's reason
 )
 
 // Field is the bounds of one request member as the document states them.

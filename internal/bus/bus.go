@@ -34,10 +34,12 @@ type Topic string
 const (
 	Board  Topic = "board"  // agents board rows changed (board.Change)
 	Events Topic = "events" // outbox events committed (their ids)
+	// Notifications: notifications committed (their ids and users)
+	Notifications Topic = "notifications"
 )
 
 // topics are the channels a listening transport subscribes to.
-var topics = []Topic{Board, Events}
+var topics = []Topic{Board, Events, Notifications}
 
 // Transport carries frames to the other replicas. Send is called from one
 // goroutine at a time; Listen runs until ctx ends, calling deliver for each

@@ -149,3 +149,33 @@ var (
 		"clawback": "The lender took commission back, usually after an early default.",
 	}
 )
+
+// Task statuses (PRODUCT 10.2).
+var (
+	TaskStatuses   = []string{"open", "done"}
+	TaskStatusDocs = map[string]string{
+		"open": "To be done (completeTask makes it done).",
+		"done": "Completed (reopenTask makes it open again).",
+	}
+)
+
+// A stipulation's statuses (PRODUCT 11).
+var (
+	StipulationStatuses   = []string{"outstanding", "received", "waived"}
+	StipulationStatusDocs = map[string]string{
+		"outstanding": "Still owed: the deal waits for it (satisfyStipulation makes it received, waiveStipulation waived).",
+		"received":    "Satisfied by the documents it names (reopenStipulation makes it outstanding again).",
+		"waived":      "Waived, with the reason given (reopenStipulation makes it outstanding again).",
+	}
+)
+
+// The screens a saved view holds the filters of (PRODUCT 10.5).
+var (
+	SavedViewScreens    = []string{"BOARD", "APPLICATIONS", "TASKS", "RENEWALS"}
+	SavedViewScreenDocs = map[string]string{
+		"BOARD":        "The pipeline board: filters {where: LeadWhereInput, search}.",
+		"APPLICATIONS": "The applications list: filters {leadId, lenderId, status}.",
+		"TASKS":        "The tasks list: filters {assigneeId, status, leadId, dueBefore}.",
+		"RENEWALS":     "The renewal queue: filters {advisorId, dueBefore}.",
+	}
+)

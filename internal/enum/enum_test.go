@@ -26,6 +26,9 @@ func TestDocsDescribeEveryValue(t *testing.T) {
 		"PaymentFrequencies":  {PaymentFrequencies, PaymentFrequencyDocs},
 		"CommissionStatuses":  {CommissionStatuses, CommissionStatusDocs},
 		"PaymentKinds":        {PaymentKinds, PaymentKindDocs},
+		"TaskStatuses":        {TaskStatuses, TaskStatusDocs},
+		"SavedViewScreens":    {SavedViewScreens, SavedViewScreenDocs},
+		"StipulationStatuses": {StipulationStatuses, StipulationStatusDocs},
 	} {
 		for _, v := range c.values {
 			if c.docs[v] == "" {

@@ -20,8 +20,10 @@ const (
 	ApplicationSubmitted = "application.submitted"
 	ApplicationApproved  = "application.approved"
 	ApplicationDeclined  = "application.declined"
+	ApplicationReady     = "application.ready_to_fund"
 	DealFunded           = "deal.funded"
 	DealCommissionPaid   = "deal.commission_paid"
+	DealRenewalEligible  = "deal.renewal_eligible"
 	ContactCreated       = "contact.created"
 	ContactUpdated       = "contact.updated"
 	DocumentUploaded     = "document.uploaded"
@@ -101,11 +103,17 @@ var Catalog = []Type{
 		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "approvedAmount", "amount", "interestRate", "rate", "termMonths", "int")},
 	{ApplicationDeclined, "A lender declined an application (decideApplication with DECLINED).", true,
 		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "reason", "string")},
+	{ApplicationReady, "An approved application has no stipulation outstanding: at approval when it has no conditions, " +
+		"and each time its last outstanding stipulation is received or waived.", true,
+		schemaOf("applicationId", "uuid", "orgId", "uuid", "leadId", "uuid", "lenderId", "uuid", "readyAt", "time")},
 	{DealFunded, "An approved application was funded (fundDeal).", true,
 		schemaOf("dealId", "uuid", "orgId", "uuid", "applicationId", "uuid", "lenderId", "uuid", "fundedAmount", "amount", "commission", "amount", "advisorId", "uuid?")},
 	{DealCommissionPaid, "A commission payment was recorded for a deal (recordCommissionPayment); clawbacks send no event.", true,
 		schemaOf("commissionId", "uuid", "dealId", "uuid", "orgId", "uuid", "lenderId", "uuid", "advisorId", "uuid?", "amount", "amount",
 			"paidAt", "time", "paidAmount", "amount", "expectedAmount", "amount", "status", "string")},
+	{DealRenewalEligible, "A funded deal became eligible for renewal (renewalEligibleAt passed): sent once per deal, within " +
+		"SVC_RENEWAL_SWEEP of that time, whether or not its lead has moved on since.", true,
+		schemaOf("dealId", "uuid", "orgId", "uuid", "leadId", "uuid", "lenderId", "uuid", "advisorId", "uuid?", "renewalEligibleAt", "time")},
 	{ContactCreated, "A contact was created.", true, contactPayload},
 	{ContactUpdated, "A contact was changed.", true, contactPayload},
 	{DocumentUploaded, "A document was uploaded to a record (uploadDocument). fileName repeats filename, as this catalog first named it.", true,

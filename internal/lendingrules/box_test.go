@@ -29,7 +29,7 @@ func box() lendingrules.Box {
 
 // file is a lead that fits box in every respect.
 func file() lendingrules.File {
-	return lendingrules.File{Amount: *amt("25000"), MonthlyRevenue: amt("30000"), MonthsInBusiness: ptr(24),
+	return lendingrules.File{Amount: amt("25000"), MonthlyRevenue: amt("30000"), MonthsInBusiness: ptr(24),
 		Industry: ptr("Trucking"), Product: ptr("mca")}
 }
 
@@ -40,10 +40,10 @@ func TestBoxWarnings(t *testing.T) {
 		want   []string // a word of each warning, in order; none for a fit
 	}{
 		{"Fits", func(*lendingrules.Box, *lendingrules.File) {}, nil},
-		{"BelowMinAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = *amt("9999.99") }, []string{"below the lender's minAmount 10000.00"}},
-		{"AtMinAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = *amt("10000") }, nil},
-		{"AboveMaxAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = *amt("50000.01") }, []string{"above the lender's maxAmount 50000.00"}},
-		{"AtMaxAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = *amt("50000") }, nil},
+		{"BelowMinAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = amt("9999.99") }, []string{"below the lender's minAmount 10000.00"}},
+		{"AtMinAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = amt("10000") }, nil},
+		{"AboveMaxAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = amt("50000.01") }, []string{"above the lender's maxAmount 50000.00"}},
+		{"AtMaxAmount", func(_ *lendingrules.Box, f *lendingrules.File) { f.Amount = amt("50000") }, nil},
 		{"LowRevenue", func(_ *lendingrules.Box, f *lendingrules.File) { f.MonthlyRevenue = amt("19999.99") }, []string{"monthlyRevenue 19999.99 is below"}},
 		{"RevenueAtMinimum", func(_ *lendingrules.Box, f *lendingrules.File) { f.MonthlyRevenue = amt("20000") }, nil},
 		{"ExcludedIndustry", func(_ *lendingrules.Box, f *lendingrules.File) { f.Industry = ptr("Cannabis") }, []string{`industry "Cannabis" is excluded`}},
@@ -58,10 +58,10 @@ func TestBoxWarnings(t *testing.T) {
 		}, nil},
 		{"NoCriteriaMissNothing", func(b *lendingrules.Box, f *lendingrules.File) {
 			*b = lendingrules.Box{}
-			f.Amount, f.MonthlyRevenue, f.MonthsInBusiness, f.Industry, f.Product = *amt("1"), amt("0"), ptr(0), ptr("Cannabis"), ptr("sba")
+			f.Amount, f.MonthlyRevenue, f.MonthsInBusiness, f.Industry, f.Product = amt("1"), amt("0"), ptr(0), ptr("Cannabis"), ptr("sba")
 		}, nil},
 		{"EveryMissNamed", func(_ *lendingrules.Box, f *lendingrules.File) {
-			*f = lendingrules.File{Amount: *amt("60000"), MonthlyRevenue: amt("100"), MonthsInBusiness: ptr(3),
+			*f = lendingrules.File{Amount: amt("60000"), MonthlyRevenue: amt("100"), MonthsInBusiness: ptr(3),
 				Industry: ptr("FIREARMS"), Product: ptr("equipment")}
 		}, []string{"maxAmount", "minMonthlyRevenue", "excluded", "equipment", "minMonthsInBusiness"}},
 	}

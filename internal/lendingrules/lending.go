@@ -81,3 +81,14 @@ func Advances(current, target string) bool {
 	i, j := slices.Index(slotOrder, current), slices.Index(slotOrder, target)
 	return i >= 0 && j >= 0 && i < j
 }
+
+// ReadyToFund says whether an application may fund as it stands: approved,
+// with no stipulation outstanding (PRODUCT 11.3). Every surface reads it
+// from here.
+func ReadyToFund(status string, stipulationsOutstanding int) bool {
+	return status == Approved && stipulationsOutstanding == 0
+}
+
+// WaivedByFunding is the reason a funding gives the stipulations it waives
+// (fundDeal with waiveOutstanding, or the inbound fund_deal action).
+const WaivedByFunding = "funded"

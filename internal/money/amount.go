@@ -5,7 +5,9 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
+	"strings"
 )
 
 // Amount is a sum of money in cents. The API reads and writes it as a
@@ -81,6 +83,21 @@ func (a Amount) Minus(b Amount) (Amount, error) {
 func (a Amount) MulRate(r Rate) (Amount, error) {
 	num := new(big.Int).Mul(big.NewInt(int64(a)), big.NewInt(int64(r)))
 	c, err := roundHalfEven(num, big.NewInt(int64(rateUnit)))
+	return Amount(c), err
+}
+
+// MulRateFrac returns a×r×num/den rounded half-even to the cent, once,
+// from the exact product: an APR's interest over a term (amount × rate ×
+// termMonths / 12) would round twice, and differently, if computed as
+// MulRate then Div. den must not be zero.
+func (a Amount) MulRateFrac(r Rate, num, den int64) (Amount, error) {
+	if den == 0 {
+		return 0, fmt.Errorf("dividing %s by zero", a)
+	}
+	n := new(big.Int).Mul(big.NewInt(int64(a)), big.NewInt(int64(r)))
+	n.Mul(n, big.NewInt(num))
+	d := new(big.Int).Mul(big.NewInt(int64(rateUnit)), big.NewInt(den))
+	c, err := roundHalfEven(n, d)
 	return Amount(c), err
 }
 
@@ -160,4 +177,40 @@ func RoundDecimal(s string) (Amount, error) {
 	}
 	c, err := roundHalfEven(big.NewInt(v), big.NewInt(100))
 	return Amount(c), err
+}
+
+// MaxAmountValue is the largest Amount an int64 of cents holds:
+// 92233720368547758.07. A total beyond it is shown as it (a sum the
+// service cannot print exactly says so beside it).
+const MaxAmountValue Amount = math.MaxInt64
+
+// TenThousandths reads a non-negative decimal of up to four fraction
+// digits (a lead's requestedAmount or monthlyRevenue) as its exact count
+// of ten-thousandths, whatever its length: a lead's 15 integer digits do
+// not fit an int64 of ten-thousandths, so the count is a big.Int.
+func TenThousandths(s string) (*big.Int, error) {
+	whole, frac, dot := strings.Cut(s, ".")
+	if !digits(whole) || dot && (!digits(frac) || len(frac) > 4) {
+		return nil, errAmountForm
+	}
+	v, ok := new(big.Int).SetString(whole+frac+strings.Repeat("0", 4-len(frac)), 10)
+	if !ok {
+		return nil, errAmountForm
+	}
+	return v, nil
+}
+
+// RoundTenThousandths is v ten-thousandths rounded half-even to the cent,
+// once, after summing (a sum of requested amounts is exact to the fourth
+// decimal until it is shown). exact is false when the rounded sum does
+// not fit an Amount: the result is then MaxAmountValue (or its negative).
+func RoundTenThousandths(v *big.Int) (a Amount, exact bool) {
+	c, err := roundHalfEven(v, big.NewInt(100))
+	if err != nil {
+		if v.Sign() < 0 {
+			return -MaxAmountValue, false
+		}
+		return MaxAmountValue, false
+	}
+	return Amount(c), true
 }

@@ -187,6 +187,38 @@ func TestMulRateRoundsHalfEvenToTheCent(t *testing.T) {
 	}
 }
 
+// MulRateFrac rounds once, from the exact a×r×num/den.
+func TestMulRateFracRoundsOnceHalfEven(t *testing.T) {
+	cases := []struct {
+		amount, rate string
+		num, den     int64
+		want         string
+	}{
+		{"10000.00", "0.12", 12, 12, "1200.00"},
+		{"10000.00", "0.18", 6, 12, "900.00"},
+		{"1.00", "0.15", 1, 12, "0.01"},         // 0.0125
+		{"3.00", "0.1", 1, 12, "0.02"},          // 0.025: a tie, to the even cent
+		{"9.00", "0.1", 1, 12, "0.08"},          // 0.075: a tie, up to the even cent
+		{"12345.67", "0.189", 7, 12, "1361.11"}, // 1361.1101175
+		{"0.07", "1", 7, 14, "0.04"},            // 0.035: a tie, up to the even cent
+		{"1000000000000.00", "10", 600, 12, "500000000000000.00"},
+		{"123.45", "0", 600, 12, "0.00"},
+	}
+	for _, c := range cases {
+		a, r := mustAmount(t, c.amount), mustRate(t, c.rate)
+		got, err := a.MulRateFrac(r, c.num, c.den)
+		if err != nil || got.String() != c.want {
+			t.Errorf("%s x %s x %d/%d = %v, %v; want %s", c.amount, c.rate, c.num, c.den, got, err, c.want)
+		}
+	}
+	if _, err := Amount(100).MulRateFrac(rateUnit, 1, 0); err == nil {
+		t.Error("a zero denominator returned no error")
+	}
+	if v, err := Amount(math.MaxInt64).MulRateFrac(MaxRate, 600, 12); !errors.Is(err, ErrOverflow) {
+		t.Errorf("max int64 cents x 10 x 50 = %v, %v; want ErrOverflow", v, err)
+	}
+}
+
 func TestDivRoundsHalfEvenToTheCent(t *testing.T) {
 	cases := []struct {
 		amount Amount

@@ -40,3 +40,11 @@ func (r Ratio) MarshalGQL(w io.Writer) { _, _ = w.Write(quoted(r.String())) }
 
 // UnmarshalGQL refuses input: ratios are computed, never sent.
 func (r *Ratio) UnmarshalGQL(any) error { return errors.New("a Ratio is an output only") }
+
+// RatioOfRat is r rounded half-even to four decimals: a ratio computed
+// exactly (a score of several ratios) and rounded once.
+func RatioOfRat(r *big.Rat) (Ratio, error) {
+	n := new(big.Int).Mul(r.Num(), big.NewInt(pow10(ratioScale)))
+	v, err := roundHalfEven(n, r.Denom())
+	return Ratio(v), err
+}

@@ -81,6 +81,8 @@ type KeySpec struct {
 	// InstallationID, when set, is the app installation an app token
 	// belongs to.
 	InstallationID *uuid.UUID
+	// UserID, when set, is the user the key acts as.
+	UserID *uuid.UUID
 }
 
 // CreateKey creates the key s describes for orgID and returns the key,
@@ -97,7 +99,7 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 	key := token.New("svc_"+s.Kind+"_", 32, token.Base32)
 	rec, err := c.APIKey.Create().
 		SetOrgID(orgID).SetKind(apikey.Kind(s.Kind)).SetName(s.Name).SetScopes(s.Scopes).SetNillableExpiresAt(s.ExpiresAt).
-		SetNillableInstallationID(s.InstallationID).
+		SetNillableInstallationID(s.InstallationID).SetNillableUserID(s.UserID).
 		SetDisplayPrefix(key[:len("svc_")+len(s.Kind)+5]).SetHash(Hash(key)).
 		Save(rule.SystemContext(ctx))
 	if err != nil {
@@ -110,12 +112,16 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 var ErrBadKey = errors.New("invalid API key")
 
 // viewerOf is the caller presenting rec at now; orphan says rec is an app
-// token whose installation is gone or uninstalled.
+// token whose installation is gone or uninstalled, or a key whose user is
+// deactivated or gone.
 func viewerOf(rec *ent.APIKey, orphan bool, now time.Time) (viewer.Viewer, error) {
 	if orphan || rec.RevokedAt != nil || rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
 		return viewer.Viewer{}, ErrBadKey
 	}
 	v := viewer.Viewer{OrgID: rec.OrgID, KeyID: rec.ID, Scopes: rec.Scopes}
+	if rec.UserID != nil {
+		v.UserID = *rec.UserID
+	}
 	if rec.InstallationID != nil {
 		v.InstallationID = *rec.InstallationID
 	}
@@ -140,7 +146,8 @@ const LastUsedEvery = time.Minute
 const KeyCacheTTL = 10 * time.Second
 
 type cachedKey struct {
-	rec     *ent.APIKey
+	rec *ent.APIKey
+	// fetched is when the read of rec began: its age counts from there.
 	fetched time.Time
 	// version is the store's KeysVersion (signals) when the record was read: a key changed
 	// by this process since (revoked, rotated) is read again at once.
@@ -173,7 +180,7 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 			return used(c, ck, now)
 		}
 	}
-	version := c.Signals.KeysVersion()
+	version, start := c.Signals.KeysVersion(), time.Now()
 	rec, err := c.APIKey.Query().Where(apikey.Hash(hash)).Only(rule.SystemContext(ctx))
 	switch {
 	case ent.IsNotFound(err):
@@ -186,23 +193,52 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 	if err != nil {
 		return viewer.Viewer{}, err
 	}
-	// Of requests reading the key together, one entry is kept and used by
-	// all, so they claim its lastUsedAt write once.
-	fresh := &cachedKey{rec: rec, orphan: orphan, fetched: time.Now(), version: version}
-	entry, _ := kc.entries.LoadOrStore(hash, fresh)
-	if cached && entry == old && kc.entries.CompareAndSwap(hash, old, fresh) {
-		entry = fresh
-	}
-	return used(c, entry.(*cachedKey), now)
+	fresh := &cachedKey{rec: rec, orphan: orphan, fetched: start, version: version}
+	return used(c, kc.keep(hash, fresh), now)
 }
 
-// orphanToken reports whether rec is an app token that belongs to no
-// installed app: one an older command line made without an installation,
-// or one whose installation is gone or uninstalled. PRODUCT 3: every app
-// token belongs to an installation, so such a token is refused, and
-// upgrading cuts it off. Read only when the record is (every
-// KeyCacheTTL at most), and for app tokens alone.
+// keep caches fresh and returns the entry this request should use. Of
+// requests reading the key together, one entry is kept and used by all, so
+// they claim its lastUsedAt write once; but an entry is shared only when
+// it is at least as new as fresh: its read began no earlier than fresh's,
+// with no change to keys since. Otherwise a read that began before a
+// revocation and ended after it would answer for a request that began
+// after it.
+func (kc *KeyCache) keep(hash string, fresh *cachedKey) *cachedKey {
+	for {
+		entry, loaded := kc.entries.LoadOrStore(hash, fresh)
+		if !loaded {
+			return fresh
+		}
+		e := entry.(*cachedKey)
+		if e.version >= fresh.version && !e.fetched.Before(fresh.fetched) {
+			return e
+		}
+		if kc.entries.CompareAndSwap(hash, e, fresh) {
+			return fresh
+		}
+	}
+}
+
+// orphanToken reports whether rec is a key bound to a user who is
+// deactivated or gone, or an app token that belongs to no installed app:
+// one an older command line made without an installation, or one whose
+// installation is gone or uninstalled. PRODUCT 3: every app token belongs
+// to an installation, so such a token is refused, and upgrading cuts it
+// off. Read only when the record is (every KeyCacheTTL at most), and for
+// bound keys and app tokens alone.
 func orphanToken(ctx context.Context, c *ent.Client, rec *ent.APIKey) (bool, error) {
+	if rec.UserID != nil {
+		// A key bound to a person stops with their sign-in (PRODUCT 9.4:
+		// a person who leaves keeps no key they copied).
+		active, err := c.User.Query().Where(user.ID(*rec.UserID), user.DeactivatedAtIsNil()).Exist(rule.SystemContext(ctx))
+		if err != nil {
+			return false, fmt.Errorf("looking up the key's user: %w", err)
+		}
+		if !active {
+			return true, nil
+		}
+	}
 	if rec.Kind != apikey.KindAt {
 		return false, nil
 	}

@@ -55,12 +55,13 @@ type LeadRead struct {
 
 // leadMoveColumns are what the lending flows use of the lead they take:
 // its rollup day (created_at, source), whether it has converted, its
-// advisor, and its stage with what the lead hooks compare of a stage move.
+// advisor, its stage with what the lead hooks compare of a stage move, and
+// the amount it asks for, which moves with it between the stages' sums.
 // A move updates the lead from this read (UpdateOne), so the lead hooks'
 // old values are its columns: a hook that compares another column's old
 // value needs it added here.
 var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
-	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
+	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt, lead.FieldRequestedAmount}
 
 var (
 	// MoveRead serves any move of one application that moves no lead.
@@ -72,7 +73,7 @@ var (
 	// SubmissionRead adds what a submission compares with the lender's
 	// box and the amount it defaults to.
 	SubmissionRead = LeadRead{Cols: append(slices.Clip(leadMoveColumns),
-		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields),
+		lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields),
 		Slot: lendingrules.SlotApplication}
 )
 
@@ -299,7 +300,8 @@ func errNoStage() error { return fmt.Errorf("reading the lead's stage: %w", &ent
 var fundedColumns = []string{application.FieldOrgID, application.FieldLeadID, application.FieldLenderID,
 	application.FieldLenderName, application.FieldStatus, application.FieldApprovedAmount, application.FieldInterestRate,
 	application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency,
-	application.FieldSubmittedAt, application.FieldDeclineCategory}
+	application.FieldSubmittedAt, application.FieldDeclineCategory, application.FieldRenewalOfDealID,
+	application.FieldIsRenewal, application.FieldStipulationsOutstanding}
 
 // commissionRateAlias names the lender's commission rate read beside the
 // application it funds.

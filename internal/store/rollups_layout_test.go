@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"entgo.io/ent/dialect"
@@ -14,11 +15,17 @@ import (
 // A database whose rollups were built in an older layout opens with every
 // organization's rollups marked to rebuild, once: before they were kept by
 // year (it still has the lender rollup's index of that layout), and before
-// dispositions were packed into the call rollup (it still has their table).
+// dispositions were packed into the call rollup (it still has their table),
+// before the kept counts held the board's requested sums, and before the
+// deal rollup held the renewal figures.
 func TestRollupsOfAnOlderLayoutAreRebuilt(t *testing.T) {
 	for name, ddl := range map[string]string{
 		"by month":             `CREATE INDEX lenderday_org_id_day_lender_id_slot ON lender_days (org_id, day, lender_id, slot)`,
 		"dispositions by code": `CREATE TABLE disposition_days (id INTEGER PRIMARY KEY, n INTEGER)`,
+		// Before the board's totals: the counts without their sums.
+		"counts without sums": `ALTER TABLE lead_counts DROP COLUMN requested`,
+		// Before the reports' renewal figures: the deal rollup without them.
+		"deals without renewals": `ALTER TABLE deal_days DROP COLUMN renewal_deals`,
 	} {
 		t.Run(name, func(t *testing.T) { olderLayoutRebuilt(t, ddl) })
 	}
@@ -126,5 +133,46 @@ func TestSupersededCallIndexesDropped(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A PostgreSQL database of a release before the renewal figures has the
+// index holding the deal rollup's sums without them: it opens with the
+// index holding them too, so the reports still read that index alone.
+func TestDealSumsIndexGainsRenewals(t *testing.T) {
+	ctx := context.Background()
+	url := storetest.URL(t)
+	db, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Dialect != dialect.Postgres {
+		db.Close()
+		t.Skip("the index is PostgreSQL's alone")
+	}
+	for _, ddl := range []string{
+		`ALTER TABLE deal_days DROP COLUMN renewal_deals, DROP COLUMN renewal_amount, DROP COLUMN renewal_expected, DROP COLUMN renewal_paid`,
+		`DROP INDEX IF EXISTS dealday_dimension_sums`,
+		`CREATE INDEX dealday_dimension_sums ON deal_days (org_id, grain, dimension, day, subject_id, deals, funded_amount, expected_commission, paid, clawed_back, outstanding)`,
+	} {
+		if _, err := db.SQL.ExecContext(ctx, ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db, err = store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var def string
+	err = db.SQL.QueryRowContext(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'dealday_dimension_sums'`).Scan(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"renewal_deals", "renewal_amount", "renewal_expected", "renewal_paid"} {
+		if !strings.Contains(def, col) {
+			t.Errorf("dealday_dimension_sums lacks %s: %s", col, def)
+		}
 	}
 }

@@ -10,12 +10,18 @@ import (
 	"unicode"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 )
 
 // leadColumns are the columns full-text search covers (SPEC 4.1: business
 // name, contact name and email).
 const leadColumns = "business_name, contact_first_name, contact_last_name, email"
+
+// leadColumnsOf is leadColumns, each qualified by table.
+func leadColumnsOf(table string) string {
+	return table + "." + strings.ReplaceAll(leadColumns, ", ", ", "+table+".")
+}
 
 // SearchTerms splits a search string into the words it matches on: runs of
 // letters and digits, lower-cased. Everything else separates words, so no
@@ -105,8 +111,7 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
 	window := strconv.Itoa(RankWindow)
 	if s.Dialect == dialect.Postgres {
-		q, ok := pgSearch(orgID, terms)
-		return q, ok, nil
+		return s.pgSearch(ctx, orgID, terms)
 	}
 	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
 	if err != nil || !ok {
@@ -120,7 +125,7 @@ func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (se
 	}
 	return search{
 		args:       []any{match},
-		candidates: `SELECT leads.id, ` + strings.ReplaceAll("leads."+leadColumns, ", ", ", leads.") + `, hit.rowid` + hits(window),
+		candidates: `SELECT leads.id, ` + leadColumnsOf("leads") + `, hit.rowid` + hits(window),
 		older:      `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ? AND rowid < ?`,
 		newer:      `SELECT leads.id` + hits(`? OFFSET ?`),
 	}, true, nil
@@ -261,4 +266,27 @@ func (s *DB) searchPage(ctx context.Context, query string, match []any, limit, o
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// SearchMatches is a predicate of orgID's leads matching the terms as
+// SearchLeads matches them, to combine with other filters in a query of
+// the leads (the board's columns and totals, a filtered list); ok is false
+// when no lead can match. Such a query orders and counts the leads itself.
+func (s *DB) SearchMatches(ctx context.Context, orgID uuid.UUID, terms []string) (p func(*entsql.Selector), ok bool, err error) {
+	words := indexWords(terms)
+	if len(words) == 0 {
+		return nil, false, nil
+	}
+	if s.Dialect == dialect.Postgres {
+		return s.pgMatches(ctx, orgID, words)
+	}
+	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return func(sel *entsql.Selector) {
+		sel.Where(entsql.P(func(b *entsql.Builder) {
+			b.WriteString(sel.C("rowid") + ` IN (SELECT rowid FROM leads_fts WHERE leads_fts MATCH `).Arg(match).WriteString(`)`)
+		}))
+	}, true, nil
 }

@@ -26,27 +26,34 @@ const maxPGWord = 1000
 
 // pgFunction is a SQL function of the search, created or replaced when its
 // body differs from the database's.
-type pgFunction struct{ name, signature, returns, body string }
+type pgFunction struct {
+	name, signature, returns, body string
+	trigger                        bool // a trigger's function, which writes
+}
 
 // create is the function's definition. PL/pgSQL rather than SQL: a
 // session keeps a PL/pgSQL function's plans, while a SQL function called
 // per row of a one-row INSERT is parsed and planned again each time.
 func (f pgFunction) create() string {
+	kind := ` IMMUTABLE PARALLEL SAFE`
+	if f.trigger {
+		kind = ``
+	}
 	return `CREATE OR REPLACE FUNCTION ` + f.name + `(` + f.signature + `) RETURNS ` + f.returns +
-		` LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $body$` + f.body + `$body$`
+		` LANGUAGE plpgsql` + kind + ` AS $body$` + f.body + `$body$`
 }
 
 // pgSearchFunctions are the search's functions, each using the ones before.
 var pgSearchFunctions = sync.OnceValue(func() []pgFunction {
 	return []pgFunction{
-		{"svc_search_words", "value text", "text[]", pgWordsBody()},
+		{name: "svc_search_words", signature: "value text", returns: "text[]", body: pgWordsBody()},
 		// A document's words, each once.
-		{"svc_search_document", "business text, first text, last text, email text", "tsvector",
-			`BEGIN RETURN (SELECT array_to_tsvector(coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= ` + strconv.Itoa(maxPGWord) + `), '{}')) ` +
+		{name: "svc_search_document", signature: "business text, first text, last text, email text", returns: "tsvector",
+			body: `BEGIN RETURN (SELECT array_to_tsvector(coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= ` + strconv.Itoa(maxPGWord) + `), '{}')) ` +
 				`FROM unnest(svc_search_words(business) || svc_search_words(first) || svc_search_words(last) || svc_search_words(email)) AS w); END`},
 		// The index's keys: the words prefixed by the organization's code (orgCode).
-		{"svc_search_key", "org uuid, doc tsvector", "tsvector",
-			`BEGIN RETURN array_to_tsvector(array(SELECT 'o' || replace(org::text, '-', '') || w FROM unnest(tsvector_to_array(doc)) AS w)); END`},
+		{name: "svc_search_key", signature: "org uuid, doc tsvector", returns: "tsvector",
+			body: `BEGIN RETURN array_to_tsvector(array(SELECT 'o' || replace(org::text, '-', '') || w FROM unnest(tsvector_to_array(doc)) AS w)); END`},
 	}
 })
 
@@ -73,10 +80,11 @@ func (s *DB) migratePGSearch(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrating the search index: %w", err)
 	}
-	if vacuum {
-		// Once: the new column's statistics, and all-visible pages to count on.
-		if _, err := s.write.ExecContext(ctx, `VACUUM (ANALYZE) leads`); err != nil {
-			return fmt.Errorf("vacuuming the leads after building the search index: %w", err)
+	// Once: the new column's and terms' statistics, and all-visible pages
+	// to count on.
+	for _, table := range vacuum {
+		if _, err := s.write.ExecContext(ctx, `VACUUM (ANALYZE) `+table); err != nil {
+			return fmt.Errorf("vacuuming %s after building the search index: %w", table, err)
 		}
 	}
 	return nil
@@ -91,46 +99,60 @@ type rowQueryer interface {
 // functions whose bodies differ from this release's, and whether the
 // column and its index exist.
 type pgSearchLayout struct {
-	stale               []pgFunction
-	hasColumn, hasIndex bool
+	stale                                  []pgFunction
+	staleTrigger                           bool
+	hasColumn, hasIndex, hasTerms, hasSync bool
 }
 
 // current reports whether a start would change nothing of it.
-func (l pgSearchLayout) current() bool { return len(l.stale) == 0 && l.hasColumn && l.hasIndex }
+func (l pgSearchLayout) current() bool {
+	return len(l.stale) == 0 && !l.staleTrigger && l.hasColumn && l.hasIndex && l.hasTerms && l.hasSync
+}
 
 func readPGSearchLayout(ctx context.Context, q rowQueryer) (pgSearchLayout, error) {
 	var l pgSearchLayout
-	for _, f := range pgSearchFunctions() {
+	for _, f := range append(pgSearchFunctions(), termsTrigger) {
 		var body string
 		err := q.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
 			`WHERE proname = $1 AND pronamespace = current_schema()::regnamespace LIMIT 1), '')`, f.name).Scan(&body)
 		if err != nil {
 			return l, fmt.Errorf("reading the search function %s: %w", f.name, err)
 		}
-		if body != f.body {
+		switch {
+		case body == f.body:
+		case f.trigger:
+			l.staleTrigger = true
+		default:
 			l.stale = append(l.stale, f)
 		}
 	}
 	err := q.QueryRowContext(ctx, `SELECT `+
 		`EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_words'), `+
-		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words')`).Scan(&l.hasColumn, &l.hasIndex)
+		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words'), `+
+		`EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'lead_search_terms'), `+
+		`EXISTS (SELECT 1 FROM information_schema.triggers WHERE trigger_schema = current_schema() AND trigger_name = 'leads_search_terms')`).
+		Scan(&l.hasColumn, &l.hasIndex, &l.hasTerms, &l.hasSync)
 	if err != nil {
 		return l, fmt.Errorf("reading the search index's layout: %w", err)
 	}
 	return l, nil
 }
 
-// migratePGSearchTx makes the search functions, column and index current
-// in tx, and reports whether the index was built (and the table needs a
+// migratePGSearchTx makes the search functions, column, index and term
+// table current in tx, and returns the tables it built (which need a
 // vacuum).
-func migratePGSearchTx(ctx context.Context, tx *sql.Tx) (built bool, err error) {
+func migratePGSearchTx(ctx context.Context, tx *sql.Tx) (built []string, err error) {
 	l, err := readPGSearchLayout(ctx, tx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	for _, f := range l.stale {
+	stale := l.stale
+	if l.staleTrigger {
+		stale = append(stale, termsTrigger)
+	}
+	for _, f := range stale {
 		if _, err := tx.ExecContext(ctx, f.create()); err != nil {
-			return false, fmt.Errorf("creating the search function %s: %w", f.name, err)
+			return nil, fmt.Errorf("creating the search function %s: %w", f.name, err)
 		}
 	}
 	hasColumn, hasIndex := l.hasColumn, l.hasIndex
@@ -149,49 +171,122 @@ func migratePGSearchTx(ctx context.Context, tx *sql.Tx) (built bool, err error) 
 	if !hasIndex {
 		stmts = append(stmts, `CREATE INDEX IF NOT EXISTS leads_search_words ON leads USING gin (`+pgSearchKey+`)`)
 	}
+	if !hasIndex {
+		built = append(built, "leads")
+	}
+	switch {
+	case !l.hasTerms:
+		stmts = append(stmts, termsDDL...)
+		stmts = append(stmts, termsFill)
+		built = append(built, "lead_search_terms")
+	case !hasColumn || len(l.stale) > 0 || !l.hasSync:
+		// The words changed, or leads were written with no trigger to
+		// follow them: the terms are filled again.
+		if !l.hasSync {
+			stmts = append(stmts, termsDDL[2:]...)
+		}
+		stmts = append(stmts, `TRUNCATE lead_search_terms`, termsFill)
+		built = append(built, "lead_search_terms")
+	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return false, fmt.Errorf("creating the search index: %w", err)
+			return nil, fmt.Errorf("creating the search index: %w", err)
 		}
 	}
-	return !hasIndex, nil
+	return built, nil
 }
 
 // pgTSQuery is the text search query for words: every word but the last
-// whole, the last a prefix, each prefixed by prefix.
-func pgTSQuery(prefix string, words []string) string {
-	parts := make([]string, len(words))
-	for i, w := range words {
-		parts[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(prefix+w) + "'"
+// whole, each prefixed by prefix; the last any of its expansions, or, when
+// it has more than maxExpansions, a prefix.
+func pgTSQuery(prefix string, words, expansions []string) string {
+	quote := func(w string) string {
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(prefix+w) + "'"
 	}
-	parts[len(parts)-1] += ":*"
+	parts := make([]string, 0, len(words))
+	for _, w := range words[:len(words)-1] {
+		parts = append(parts, quote(w))
+	}
+	if len(expansions) > maxExpansions {
+		parts = append(parts, quote(words[len(words)-1])+":*")
+	} else {
+		last := make([]string, len(expansions))
+		for i, e := range expansions {
+			last[i] = quote(e)
+		}
+		parts = append(parts, "("+strings.Join(last, " | ")+")")
+	}
 	return strings.Join(parts, " & ")
 }
 
-// pgSearch builds PostgreSQL's statements: one pass over the matches
-// through the index gives both the newest RankWindow (their columns read
-// by id after) and the number of all matches, as the candidates' last
-// column.
-func pgSearch(orgID uuid.UUID, terms []string) (search, bool) {
+// pgSearch builds PostgreSQL's statements. The last word is expanded first
+// into the organization's words it begins (pgExpansions). One word is
+// answered by the term table (pgTermSearch). Several go through the GIN
+// index: one pass over the matches gives both the newest RankWindow (their
+// columns read by id after) and the number of all matches, as the
+// candidates' last column.
+func (s *DB) pgSearch(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
 	words := indexWords(terms)
-	if len(words) == 0 {
-		return search{}, false
+	expansions, err := s.pgExpandLast(ctx, orgID, words)
+	if err != nil || len(expansions) == 0 {
+		return search{}, false, err
 	}
-	for _, w := range words {
-		if len(w) > maxPGWord {
-			return search{}, false
-		}
+	last := words[len(words)-1]
+	if len(words) == 1 {
+		return pgTermSearch(orgID, last, expansions), true, nil
 	}
 	match := ` FROM leads WHERE ` + pgSearchKey + ` @@ $1::tsquery`
 	newest := ` ORDER BY created_at DESC, id DESC`
 	return search{
-		args:    []any{pgTSQuery(orgCode(orgID.String()), words)},
+		args:    []any{pgTSQuery(orgCode(orgID.String()), words, expansions)},
 		counted: true,
-		candidates: `SELECT l.id, l.` + strings.ReplaceAll(leadColumns, ", ", ", l.") + `, w.total ` +
+		candidates: `SELECT l.id, ` + leadColumnsOf("l") + `, w.total ` +
 			`FROM (SELECT id, created_at, count(*) OVER () AS total` + match + newest + ` LIMIT ` + strconv.Itoa(RankWindow) + `) AS w ` +
 			`JOIN leads l ON l.id = w.id ORDER BY w.created_at DESC, w.id DESC`,
 		newer: `SELECT id` + match + newest + ` LIMIT $2 OFFSET $3`,
-	}, true
+	}, true, nil
+}
+
+// pgExpandLast is the expansions of the last of words (pgExpand); none
+// when no lead can match: no words, or one longer than the index keeps.
+func (s *DB) pgExpandLast(ctx context.Context, orgID uuid.UUID, words []string) ([]string, error) {
+	if len(words) == 0 {
+		return nil, nil
+	}
+	for _, w := range words {
+		if len(w) > maxPGWord {
+			return nil, nil
+		}
+	}
+	return s.pgExpand(ctx, orgID, words[len(words)-1])
+}
+
+// pgExpand is the organization's words that begin with prefix, at most
+// maxExpansions+1 of them.
+func (s *DB) pgExpand(ctx context.Context, orgID uuid.UUID, prefix string) ([]string, error) {
+	words, err := s.strings(ctx, pgExpansions, orgID, prefix, prefix+pgWordEnd)
+	if err != nil {
+		return nil, fmt.Errorf("expanding the search's last word: %w", err)
+	}
+	return words, nil
+}
+
+// strings is the one text column of query's rows.
+func (s *DB) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.SQL.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // pgWordsBody is svc_search_words(value): value's index words exactly as

@@ -268,4 +268,79 @@ func TestSearchIndexMigratesPostgres(t *testing.T) {
 			t.Fatalf("layout %d: search_doc left: %d, %v", i, left, err)
 		}
 	}
+	// Leads written while the term table's trigger was missing are in the
+	// terms once the trigger is back.
+	if _, err := db.SQL.ExecContext(ctx, `DROP TRIGGER leads_search_terms ON leads`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Client.Lead.UpdateOneID(id).SetBusinessName("Zyrtle Bakery").Exec(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	f.db = open()
+	if ids, total := f.search("zyrtle", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) || total != 1 {
+		t.Fatalf("after the trigger came back: %v (total %d)", ids, total)
+	}
+	if ids, _ := f.search("backerei", 10, 0); len(ids) != 0 {
+		t.Fatalf("the old name still finds %v", ids)
+	}
+}
+
+// A last word that begins several of the organization's words matches
+// each of them, and a lead holding two of them is one match: with a few
+// such words (each walked on its own) and with more than the expansion
+// limit (the prefix's whole range). A renamed lead is found by its new
+// words alone.
+func TestSearchPrefixExpansions(t *testing.T) {
+	db := storetest.Open(t)
+	f := newSearchFixture(t, db)
+	var family []uuid.UUID // oldest first: pre + a letter + x, 18 words
+	for i := range 18 {
+		email := fmt.Sprintf("owner%d@shop.example", i)
+		if i == 0 {
+			email = "prebx@shop.example" // a second word of the family
+		}
+		family = append(family, f.lead(fmt.Sprintf("Pre%cx Shop", 'a'+i), "Ann", email))
+	}
+	both := f.lead("Quax Quay", "Ann", "q1@shop.example") // two of the three qua words
+	quaz := f.lead("Quaz", "Ann", "q2@shop.example")
+	newestFirst := slices.Clone(family)
+	slices.Reverse(newestFirst)
+	newestFirst = newestFirst[:len(newestFirst)-1] // family[0] ranks first
+	cases := []struct {
+		q     string
+		total int
+		first []uuid.UUID // the first results, in order
+	}{
+		{"pre", 18, []uuid.UUID{family[0], newestFirst[0]}}, // more words than the limit; two in one lead score above one
+		{"preb", 2, []uuid.UUID{family[1], family[0]}},      // a business-name hit above an email's
+		{"preax", 1, family[:1]},
+		{"qua", 2, []uuid.UUID{quaz, both}}, // a few words, two of them in one lead; a tie, newest first
+		{"quay", 1, []uuid.UUID{both}},
+		{"shop pre", 18, nil},
+		{"shop quax", 1, []uuid.UUID{both}}, // shop from the email
+		{"pre quax", 0, nil},
+	}
+	for _, c := range cases {
+		ids, total := f.search(c.q, 40, 0)
+		if total != c.total || len(ids) != c.total || len(c.first) > len(ids) || !slices.Equal(ids[:len(c.first)], c.first) {
+			t.Errorf("search %q = %v (total %d), want %d beginning %v", c.q, ids, total, c.total, c.first)
+			continue
+		}
+		seen := map[uuid.UUID]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				t.Errorf("search %q lists %s twice", c.q, id)
+			}
+			seen[id] = true
+		}
+	}
+	if err := db.Client.Lead.UpdateOneID(quaz).SetBusinessName("Rowanberry").Exec(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string][]uuid.UUID{"quaz": nil, "rowanberry": {quaz}, "rowan": {quaz}, "qua": {both}} {
+		if ids, total := f.search(q, 10, 0); !slices.Equal(ids, want) || total != len(want) {
+			t.Errorf("after the rename, search %q = %v (total %d), want %v", q, ids, total, want)
+		}
+	}
 }

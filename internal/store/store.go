@@ -29,6 +29,7 @@ import (
 	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/filestore"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/signals"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -275,8 +276,31 @@ func sqliteDSN(databaseURL string) string {
 }
 
 func (s *DB) migrate(ctx context.Context) error {
+	unsummed, err := s.countsWithoutSums(ctx)
+	if err != nil {
+		return err
+	}
+	unrenewed, err := s.tableWithoutColumn(ctx, "deal_days", "renewal_deals")
+	if err != nil {
+		return err
+	}
 	if err := s.Client.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
 		return fmt.Errorf("migrating the schema: %w", err)
+	}
+	if unsummed || unrenewed {
+		// The kept counts gained their requested sums, or the deal rollup
+		// its renewal figures, just now, as zeros: the rebuild computes
+		// them (reports read the records meanwhile).
+		if _, err := s.write.ExecContext(ctx, `UPDATE organizations SET rollup_zone = NULL`); err != nil {
+			return fmt.Errorf("marking the rollups to rebuild: %w", err)
+		}
+	}
+	if unrenewed {
+		// The index holding the deal rollup's sums lacks the renewal
+		// figures: moneySumsDDL creates it again with them.
+		if _, err := s.write.ExecContext(ctx, `DROP INDEX IF EXISTS dealday_dimension_sums`); err != nil {
+			return fmt.Errorf("dropping the deal rollup's sums index: %w", err)
+		}
 	}
 	rebuild := false
 	if s.Dialect == dialect.SQLite {
@@ -288,7 +312,7 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.staleRollupLayout(ctx); err != nil {
 		return err
 	}
-	ddl := slices.Concat([]string{heartbeatDDL, demoClaimDDL}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
+	ddl := slices.Concat([]string{heartbeatDDL, demoClaimDDL, openApplicationDDL()}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
 	if s.Dialect == dialect.Postgres {
 		if err := s.migratePGSearch(ctx); err != nil {
 			return err
@@ -313,12 +337,41 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.backfillSubscriptionKeys(ctx); err != nil {
 		return err
 	}
+	if err := s.backfillRenewals(ctx, time.Now()); err != nil {
+		return err
+	}
+	if err := s.backfillMatchKeys(ctx); err != nil {
+		return err
+	}
 	if s.Dialect == dialect.SQLite {
 		// Cheap on SQLite; on PostgreSQL an ANALYZE at every start would cost
 		// seconds on a large database, and autovacuum keeps it current.
 		return s.Optimize(ctx)
 	}
 	return nil
+}
+
+// countsWithoutSums reports whether the kept lead counts exist without
+// their requested sums: a database of a release before the board's totals.
+func (s *DB) countsWithoutSums(ctx context.Context) (bool, error) {
+	return s.tableWithoutColumn(ctx, "lead_counts", "requested")
+}
+
+// tableWithoutColumn reports whether table exists without column: a
+// database of a release before the column was added, whose rows the
+// migration gives the column's default.
+func (s *DB) tableWithoutColumn(ctx context.Context, table, column string) (bool, error) {
+	q := `SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?),
+		(SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?)`
+	if s.Dialect == dialect.Postgres {
+		q = `SELECT (SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1),
+			(SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $2 AND column_name = $3)`
+	}
+	var tables, columns int
+	if err := s.write.QueryRowContext(ctx, q, table, table, column).Scan(&tables, &columns); err != nil {
+		return false, fmt.Errorf("reading the layout of %s: %w", table, err)
+	}
+	return tables == 1 && columns == 0, nil
 }
 
 // rollupsByMonthIndex is the lender rollup's index before the rollups were
@@ -386,6 +439,28 @@ var superseded = []string{
 	`DROP INDEX IF EXISTS callday_org_id_span_day_user_i_44561b6a932c2dd0bdc97812d3018870`,
 	// Replaced by the same index holding calls, which the series reads.
 	`DROP INDEX IF EXISTS callday_org_id_user_id_span_day`,
+	// (org_id, lender_id, submitted_at, status, decision_seconds), replaced
+	// by application_org_id_submitted_at: a lender's whole window is the
+	// lenders report's sums. Named by a hash, as on each database.
+	`DROP INDEX IF EXISTS application_org_id_lender_id_su_3014c601688893baa9bed9d913d47ac7`,
+	`DROP INDEX IF EXISTS application_org_id_lender_id_s_3014c601688893baa9bed9d913d47ac7`,
+}
+
+// openApplicationDDL creates the index that holds a lead to one open
+// application per lender when two submissions race (the submission's
+// check says so first). The store creates it, not ent's migration: ent
+// compares a partial index's condition as written with PostgreSQL's
+// rendering of it (status = ANY (ARRAY[...])), finds them different, and
+// dropped and built the index again at every start, locking the
+// applications meanwhile.
+// The open statuses are lendingrules.Open, the rule the check reads.
+func openApplicationDDL() string {
+	quoted := make([]string, len(lendingrules.Open))
+	for i, status := range lendingrules.Open {
+		quoted[i] = sqlString(status)
+	}
+	return `CREATE UNIQUE INDEX IF NOT EXISTS application_lead_id_lender_id ON applications (lead_id, lender_id) ` +
+		`WHERE status IN (` + strings.Join(quoted, ", ") + `)`
 }
 
 // callSumsDDL creates the index the dialer report reads the call rollup
@@ -414,9 +489,56 @@ func moneySumsDDL(d string) []string {
 	}
 	return []string{
 		`CREATE INDEX IF NOT EXISTS dealday_dimension_sums ON deal_days (org_id, grain, dimension, day, subject_id, ` +
-			`deals, funded_amount, expected_commission, paid, clawed_back, outstanding)`,
+			`deals, funded_amount, expected_commission, paid, clawed_back, outstanding, ` +
+			`renewal_deals, renewal_amount, renewal_expected, renewal_paid)`,
 		`CREATE INDEX IF NOT EXISTS paymentday_sums ON payment_days (org_id, day, paid, clawed_back)`,
 	}
+}
+
+// filledTables is the schema's tables on PostgreSQL that hold a page.
+// An empty table is left unanalyzed: analyzed empty, the planner takes it
+// for empty until the next analysis, and a plan a connection keeps (a foreign
+// key's check) scans it whole however large it grows. The webhook tables
+// after a bulk load were such: their deliveries fell a minute behind.
+// Never analyzed, the planner assumes a few pages and uses the index.
+func (s *DB) filledTables(ctx context.Context) ([]string, error) {
+	names := make([]string, len(migrate.Tables), len(migrate.Tables)+1)
+	for i, t := range migrate.Tables {
+		names[i] = t.Name
+	}
+	names = append(names, "lead_search_terms") // the store's own, not ent's
+	filled, err := s.strings(ctx, `SELECT relname FROM pg_class WHERE relname = ANY ($1::text[]) `+
+		`AND relnamespace = current_schema()::regnamespace AND relkind = 'r' AND pg_relation_size(oid) > 0 ORDER BY relname`, names)
+	if err != nil {
+		return nil, fmt.Errorf("listing the tables to analyze: %w", err)
+	}
+	return filled, nil
+}
+
+// AfterBulkLoad leaves a database as autovacuum would some time after a
+// bulk load: on PostgreSQL every table holding rows vacuumed (its pages
+// marked all-visible, so that a count reads an index alone) and analyzed;
+// on SQLite, Optimize.
+func (s *DB) AfterBulkLoad(ctx context.Context) error {
+	if s.Dialect != dialect.Postgres {
+		return s.Optimize(ctx)
+	}
+	if err := s.eachFilledTable(ctx, "VACUUM (ANALYZE)"); err != nil {
+		return fmt.Errorf("vacuuming after the load: %w", err)
+	}
+	return nil
+}
+
+// eachFilledTable runs command (ANALYZE, VACUUM) over filledTables, on
+// PostgreSQL: only this schema's tables, as a bare command would take the
+// whole database.
+func (s *DB) eachFilledTable(ctx context.Context, command string) error {
+	names, err := s.filledTables(ctx)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	_, err = s.SQL.ExecContext(ctx, command+" "+strings.Join(names, ", "))
+	return err
 }
 
 // Optimize refreshes the query planner's statistics. Without them both
@@ -425,12 +547,7 @@ func moneySumsDDL(d string) []string {
 // PostgreSQL's autovacuum analyzes too, but only some time after a bulk load.
 func (s *DB) Optimize(ctx context.Context) error {
 	if s.Dialect == dialect.Postgres {
-		names := make([]string, len(migrate.Tables))
-		for i, t := range migrate.Tables {
-			names[i] = t.Name
-		}
-		// Only this schema's tables: a bare ANALYZE would sample the whole database.
-		if _, err := s.SQL.ExecContext(ctx, "ANALYZE "+strings.Join(names, ", ")); err != nil {
+		if err := s.eachFilledTable(ctx, "ANALYZE"); err != nil {
 			return fmt.Errorf("refreshing planner statistics: %w", err)
 		}
 		return nil

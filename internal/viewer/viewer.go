@@ -29,30 +29,81 @@ const (
 var AllScopes = []string{ScopeLeadsRead, ScopeLeadsWrite, ScopeDialerWrite, ScopeWebhooksManage,
 	ScopeLendingRead, ScopeLendingWrite, ScopeAnalyticsRead, ScopeAdmin}
 
+// Roles a user may hold (PRODUCT 9.4).
+const (
+	RoleAdmin   = "admin"
+	RoleAdvisor = "advisor"
+	RoleAgent   = "agent"
+)
+
+// RoleScopes gives each role the scopes a person signed in with that role
+// holds. docs/api.md shows it beside the scopes table; a test keeps the
+// two in step. Read-only.
+var RoleScopes = map[string][]string{
+	RoleAdmin:   {ScopeAdmin},
+	RoleAdvisor: {ScopeLeadsRead, ScopeLeadsWrite, ScopeLendingRead, ScopeLendingWrite, ScopeAnalyticsRead},
+	RoleAgent:   {ScopeLeadsRead, ScopeDialerWrite},
+}
+
+// Credential kinds, as me reports them.
+const (
+	CredentialSession  = "SESSION"
+	CredentialAPIKey   = "API_KEY"
+	CredentialAppToken = "APP_TOKEN"
+)
+
 // Viewer is the caller of one request.
 type Viewer struct {
 	OrgID  uuid.UUID
 	KeyID  uuid.UUID
 	Scopes []string
+	// UserID is the person acting: signed in (SessionID set), or the user
+	// an API key is bound to. Nil for a key bound to no one.
+	UserID uuid.UUID
+	// SessionID is set when the caller signed in with a password or single
+	// sign-on and presents the session cookie.
+	SessionID uuid.UUID
 	// InstallationID is set when the key is an app token: the app
 	// installation it belongs to.
 	InstallationID uuid.UUID
 	// AutomationID is set when an automation run acts for the organization.
 	AutomationID uuid.UUID
+	// Connector is set when the dialer's connector acts: its organization's
+	// connector URL authenticated the request, no key.
+	Connector bool
 	// Depth counts the automation runs that led to this change: 0 for a
 	// caller's own request. Events carry it, so automations triggered by
 	// events cannot trigger each other without end.
 	Depth int
 }
 
-// Actor names who acts, for createdBy and the events' changedBy fields:
-// the API key's id, "automation:<id>", or "" for the system.
+// Actor names who acts, for createdBy, the events' changedBy fields and
+// the audit log: "user:<id>" for a person (signed in, or through a key
+// bound to them), else the API key's id, "automation:<id>", or "" for the
+// system.
 func (v Viewer) Actor() string {
 	switch {
+	case v.UserID != uuid.Nil:
+		return "user:" + v.UserID.String()
 	case v.KeyID != uuid.Nil:
 		return v.KeyID.String()
 	case v.AutomationID != uuid.Nil:
 		return "automation:" + v.AutomationID.String()
+	}
+	return ""
+}
+
+// Credential is how the caller authenticated: CredentialSession,
+// CredentialAPIKey or CredentialAppToken; "" for none (the system, an
+// automation).
+func (v Viewer) Credential() string {
+	switch {
+	case v.SessionID != uuid.Nil:
+		return CredentialSession
+	case v.InstallationID != uuid.Nil:
+		return CredentialAppToken
+	case v.KeyID != uuid.Nil:
+		return CredentialAPIKey
 	}
 	return ""
 }

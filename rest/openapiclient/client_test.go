@@ -146,6 +146,10 @@ var smokeCalls = map[string]func(s *smoke, t *testing.T){
 	"automations":  (*smoke).automations,
 	"apps":         (*smoke).apps,
 	"documents":    (*smoke).documents,
+	"sign-in":      (*smoke).signIn,
+	"tasks":        (*smoke).tasks,
+	"renewals":     (*smoke).renewals,
+	"exports":      (*smoke).exports,
 }
 
 // A client generated from the whole document calls operations of every
@@ -230,6 +234,42 @@ func (s *smoke) meta(t *testing.T) {
 	}
 }
 
+// signIn signs a person in and out with the session cookie; single
+// sign-on, not configured here, is the documented 404.
+func (s *smoke) signIn(t *testing.T) {
+	const password = "correct horse battery staple"
+	u := s.e.NewPerson(s.e.Org.ID, "Sage", "Smoke", "advisor", password)
+	in, err := s.public.SignInWithResponse(s.ctx, nil, openapiclient.SignIn{Email: u.Email, Password: password})
+	must(t, "sign in", err, in.StatusCode(), in.Body, http.StatusOK)
+	var cookie string
+	for _, c := range in.HTTPResponse.Cookies() {
+		if c.Name == rest.SessionCookie {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	withSession := func(csrf bool) openapiclient.RequestEditorFn {
+		return func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Cookie", cookie)
+			if csrf {
+				req.Header.Set(rest.CSRFHeader, in.JSON200.CsrfToken)
+			}
+			return nil
+		}
+	}
+	got, err := s.public.GetSessionWithResponse(s.ctx, nil, withSession(false))
+	must(t, "session", err, got.StatusCode(), got.Body, http.StatusOK)
+	if got.JSON200.User.Id != u.ID.String() {
+		t.Errorf("session = %+v", got.JSON200)
+	}
+	out, err := s.public.SignOutWithResponse(s.ctx, nil, withSession(true))
+	must(t, "sign out", err, out.StatusCode(), out.Body, http.StatusNoContent)
+	sso, err := s.public.StartSingleSignOnWithResponse(s.ctx, nil)
+	must(t, "single sign-on", err, sso.StatusCode(), sso.Body, http.StatusNotFound)
+	if sso.JSON404 == nil || sso.JSON404.Errors[0].Code != "NOT_FOUND" {
+		t.Errorf("single sign-on: %s", sso.Body)
+	}
+}
+
 func (s *smoke) leads(t *testing.T) {
 	name := "Smoke Freight"
 	created, err := s.c.CreateLeadWithResponse(s.ctx, nil, openapiclient.LeadCreate{BusinessName: &name})
@@ -242,6 +282,40 @@ func (s *smoke) leads(t *testing.T) {
 	industry := "Freight"
 	patched, err := s.c.UpdateLeadWithResponse(s.ctx, s.lead, nil, openapiclient.LeadPatch{Industry: &industry})
 	must(t, "update lead", err, patched.StatusCode(), patched.Body, http.StatusOK)
+}
+
+// tasks lists the lead's tasks (GraphQL writes them): none yet.
+func (s *smoke) tasks(t *testing.T) {
+	open := openapiclient.TaskStatus("open")
+	list, err := s.c.ListTasksWithResponse(s.ctx, &openapiclient.ListTasksParams{Status: &open})
+	must(t, "list tasks", err, list.StatusCode(), list.Body, http.StatusOK)
+	if list.JSON200 == nil || len(list.JSON200.Data) != 0 {
+		t.Fatalf("tasks = %s", list.Body)
+	}
+}
+
+// renewals lists the renewal queue: no deal is due yet.
+func (s *smoke) renewals(t *testing.T) {
+	list, err := s.c.ListRenewalsWithResponse(s.ctx, &openapiclient.ListRenewalsParams{})
+	must(t, "list renewals", err, list.StatusCode(), list.Body, http.StatusOK)
+	if list.JSON200 == nil || len(list.JSON200.Data) != 0 {
+		t.Fatalf("renewals = %s", list.Body)
+	}
+}
+
+// exports downloads each list as CSV: a header row, then the rows.
+func (s *smoke) exports(t *testing.T) {
+	leads, err := s.c.ExportLeadsWithResponse(s.ctx, nil)
+	must(t, "export leads", err, leads.StatusCode(), leads.Body, http.StatusOK)
+	if !strings.HasPrefix(string(leads.Body), "id,") || !strings.Contains(string(leads.Body), s.lead.String()) {
+		t.Fatalf("leads.csv = %s", leads.Body)
+	}
+	apps, err := s.c.ExportApplicationsWithResponse(s.ctx, nil)
+	must(t, "export applications", err, apps.StatusCode(), apps.Body, http.StatusOK)
+	deals, err := s.c.ExportFundedDealsWithResponse(s.ctx, nil)
+	must(t, "export funded deals", err, deals.StatusCode(), deals.Body, http.StatusOK)
+	comms, err := s.c.ExportCommissionsWithResponse(s.ctx, nil)
+	must(t, "export commissions", err, comms.StatusCode(), comms.Body, http.StatusOK)
 }
 
 // organization discovers the ids the writes take, and uses them.
@@ -351,6 +425,19 @@ func (s *smoke) lending(t *testing.T) {
 	must(t, "list commissions in a bad status", err, refused.StatusCode(), refused.Body, http.StatusUnprocessableEntity)
 	missing, err := s.c.GetFundedDealWithResponse(s.ctx, lenderID, nil)
 	must(t, "get a deal by a lender's id", err, missing.StatusCode(), missing.Body, http.StatusNotFound)
+
+	// Where to send the lead next: the one lender, with its record of the
+	// one funded application.
+	matches, err := s.c.ListLeadLenderMatchesWithResponse(s.ctx, lead.JSON201.Data.Id, &openapiclient.ListLeadLenderMatchesParams{})
+	must(t, "list lender matches", err, matches.StatusCode(), matches.Body, http.StatusOK)
+	if d := matches.JSON200.Data; len(d) != 1 || d[0].Id != lenderID || d[0].Attributes.Basis != "all" ||
+		d[0].Attributes.Score == nil || *d[0].Attributes.Score != "1.0000" || d[0].Attributes.Components == nil ||
+		d[0].Attributes.Components.SampleSize != 1 {
+		t.Fatalf("lender matches = %s", matches.Body)
+	}
+	zero := "0"
+	refusedMatches, err := s.c.ListLeadLenderMatchesWithResponse(s.ctx, lead.JSON201.Data.Id, &openapiclient.ListLeadLenderMatchesParams{Amount: &zero})
+	must(t, "list lender matches for nothing", err, refusedMatches.StatusCode(), refusedMatches.Body, http.StatusUnprocessableEntity)
 }
 
 // analytics reads the five reports of what lending wrote, through the

@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/people"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/webhooks/autorun"
@@ -333,4 +334,54 @@ type testLog struct{ tb testing.TB }
 func (l testLog) Write(p []byte) (int, error) {
 	l.tb.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// NewPerson creates a user of orgID who signs in with password: invited
+// and accepted through the sign-in flows, as an admin and the person would.
+func (e *Env) NewPerson(orgID uuid.UUID, first, last, role, password string) *ent.User {
+	e.T.Helper()
+	u := e.NewUser(orgID, first, last, role, "")
+	accounts := people.New(people.Settings{})
+	admin := viewer.NewContext(context.Background(), viewer.Viewer{OrgID: orgID, Scopes: []string{viewer.ScopeAdmin}})
+	inv, err := accounts.InviteUser(admin, e.DB.Client, u.ID)
+	if err != nil {
+		e.T.Fatalf("inviting %s: %v", u.Email, err)
+	}
+	if u, err = accounts.AcceptInvitation(context.Background(), e.DB.Client, inv.Token, password); err != nil {
+		e.T.Fatalf("accepting %s's invitation: %v", u.Email, err)
+	}
+	return u
+}
+
+// Session is a person signed in through POST /auth/sign-in: the cookie
+// header that carries it, and its CSRF token.
+type Session struct {
+	Cookie, CSRF string
+}
+
+// SignIn signs email in with password and returns the session.
+func (e *Env) SignIn(email, password string) Session {
+	e.T.Helper()
+	res := e.Post("/auth/sign-in", "", map[string]string{"email": email, "password": password})
+	if res.Status != http.StatusOK {
+		e.T.Fatalf("signing in %s: %d %s", email, res.Status, res.Raw)
+	}
+	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
+		if c.Name == rest.SessionCookie {
+			csrf, _ := res.Body["csrfToken"].(string)
+			return Session{Cookie: c.Name + "=" + c.Value, CSRF: csrf}
+		}
+	}
+	e.T.Fatalf("signing in %s: no session cookie set", email)
+	return Session{}
+}
+
+// Header is what a request made with the session sends: the cookie, and
+// the CSRF token when withCSRF.
+func (s Session) Header(withCSRF bool) map[string]string {
+	h := map[string]string{"Cookie": s.Cookie}
+	if withCSRF {
+		h[rest.CSRFHeader] = s.CSRF
+	}
+	return h
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -136,6 +137,15 @@ const (
 		applications { id status product requestedAmount lenderName submittedAt decidedAt approvedAmount }
 		fundedDeals { id lenderName fundedAmount expectedCommission fundedAt }
 		callEvents(first: 10, orderBy: {field: OCCURRED_AT, direction: DESC}) { totalCount edges { node { id eventType direction disposition occurredAt } } } } }`
+	// A lead's history as its page first shows it: 20 newest entries.
+	leadActivityQuery = `query($id: ID!) { lead(id: $id) { activity(first: 20) { totalCount pageInfo { hasNextPage endCursor }
+		edges { node { id at kind summary recordId actor { type id name } changes { field from to } } } } } }`
+	// A lead's approved offers side by side, as its lending section reads them.
+	leadOffersQuery = `query($id: ID!) { lead(id: $id) { offers { applicationId lenderId lenderName approvedAmount rateType interestRate
+		termMonths paymentFrequency paybackAmount payments paymentAmount costOfCapital readyToFund } } }`
+	// The renewal queue's first page, as the Renewals screen reads it.
+	renewalQueueQuery = `{ renewalQueue(page: 1, limit: 20) { total hasMore nodes { dealId leadId businessName lenderId lenderName
+		advisorId fundedAmount fundedAt renewalEligibleAt } } }`
 )
 
 // dashboardScenarios are the board column and the lead page, over GraphQL.
@@ -155,6 +165,15 @@ func dashboardScenarios(fx *fixtures, server string, target func(string, func() 
 		{name: "lead page", graphql: true, targeter: target("POST", graphql, func() string {
 			return graphqlBody(leadPageQuery, map[string]any{"id": pageLeads[rand.IntN(len(pageLeads))]})
 		})},
+		{name: "lead activity", graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(leadActivityQuery, map[string]any{"id": pageLeads[rand.IntN(len(pageLeads))]})
+		})},
+		{name: "lead offers", graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(leadOffersQuery, map[string]any{"id": pageLeads[rand.IntN(len(pageLeads))]})
+		})},
+		{name: "renewal queue", graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(renewalQueueQuery, nil)
+		})},
 	}
 }
 
@@ -172,6 +191,9 @@ var (
 	searchTerms = []string{"summit dental group", "harbor logistics", "priya tanaka", "omar haddad", "cedar bakery inc",
 		"ana.garcia", "zenith plumbing", "kofi okafor"}
 	broadWords = []string{"acme", "harbor", "cedar", "maple", "zenith"}
+	// prefixes are a word as it is being typed: each begins one or two of
+	// the vocabulary's words, so matches one lead in sixteen to one in six.
+	prefixes = []string{"ced", "harb", "ma", "pa", "sum"}
 )
 
 // scenarios are the runs against servers (requests go to each in turn;
@@ -204,6 +226,16 @@ func scenarios(fx *fixtures, servers []string, baseline, lendingVia string) []sc
 		}, nil)},
 		{name: "search broad word", targeter: target("GET", func() string {
 			return server + "/v1/leads?search=" + url.QueryEscape(broadWords[rand.IntN(len(broadWords))])
+		}, nil)},
+		{name: "search rare word", targeter: target("GET", func() string {
+			// A seeded email's number: it and the numbers it begins, about ten leads.
+			return server + "/v1/leads?search=" + strconv.Itoa(10000+rand.IntN(90000))
+		}, nil)},
+		{name: "search prefix", targeter: target("GET", func() string {
+			return server + "/v1/leads?search=" + prefixes[rand.IntN(len(prefixes))]
+		}, nil)},
+		{name: "lender matches", targeter: target("GET", func() string {
+			return server + "/v1/leads/" + lead().String() + "/lender-matches"
 		}, nil)},
 		{name: "create lead", targeter: target("POST", func() string { return server + "/v1/leads" }, func() string {
 			n := seq.Add(1)

@@ -66,13 +66,16 @@ func (s *step) decideApplication(ctx context.Context) (map[string]any, error) {
 }
 
 // fundDeal funds the approved application: the deal, its commission, the
-// other applications withdrawn and the lead won, as fundDeal does.
+// other applications withdrawn and the lead won, as fundDeal does. The
+// lender says it funded, so what it still listed as outstanding is waived
+// (reason funded), as fundDeal with waiveOutstanding does.
 func (s *step) fundDeal(ctx context.Context) (map[string]any, error) {
 	in := &reader{input: s.input}
 	f := lending.Funding{
-		FundedAmount: in.amount("fundedAmount"),
-		FundedAt:     in.time("fundedAt"),
-		Commission:   in.amount("commission"),
+		FundedAmount:     in.amount("fundedAmount"),
+		FundedAt:         in.time("fundedAt"),
+		Commission:       in.amount("commission"),
+		WaiveOutstanding: true,
 	}
 	if in.err != nil {
 		return nil, in.err

@@ -17,12 +17,13 @@ const REPORTS = `query ConsoleAnalytics($from: String, $to: String, $interval: A
     from to timezone interval
     pipeline { funnel { leads applied approved funded conversion { applied approved funded overall } } }
     funding {
-      totals { deals fundedAmount averageAmount expectedCommission }
-      series { periodStart deals fundedAmount }
+      totals { deals fundedAmount averageAmount expectedCommission renewalDeals renewalAmount }
+      series { periodStart deals fundedAmount renewalDeals renewalAmount }
     }
     lenders { lenders { lenderId name submitted approved declined funded approvalRate } }
     commissions {
       totals { expected paid outstanding clawedBack }
+      renewal { expected paid }
       byLender { id name expected paid clawedBack outstanding }
     }
     dialer {
@@ -78,17 +79,19 @@ function duration(total) {
 /**
  * A table of rows under caption: head lists the column labels; each row
  * is an array of cells (strings or nodes); numeric columns (indexes in
- * num) are right-aligned; foot is an optional totals row.
+ * num) are right-aligned; foot is an optional totals row, or a list of
+ * such rows.
  */
 function table(caption, head, rows, { num = [], foot = null, empty = 'No figures in this period.' } = {}) {
   const cell = (tag, v, i, attrs = {}) => h(tag, { ...attrs, class: num.includes(i) ? 'num' : null }, v);
+  const feet = foot && Array.isArray(foot[0]) ? foot : foot ? [foot] : [];
   return h('div', { class: 'table-wrap', dataset: { label: caption } }, h('table', { class: 'figures' },
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, head.map((label, i) => cell('th', label, i, { scope: 'col' })))),
     h('tbody', {}, rows.length === 0
       ? h('tr', {}, h('td', { colspan: String(head.length) }, empty))
       : rows.map((r) => h('tr', {}, r.map((v, i) => (i === 0 ? cell('th', v, i, { scope: 'row' }) : cell('td', v, i)))))),
-    foot ? h('tfoot', {}, h('tr', { class: 'total' }, foot.map((v, i) => (i === 0 ? cell('th', v, i, { scope: 'row' }) : cell('td', v, i))))) : null,
+    feet.length ? h('tfoot', {}, feet.map((f) => h('tr', { class: 'total' }, f.map((v, i) => (i === 0 ? cell('th', v, i, { scope: 'row' }) : cell('td', v, i)))))) : null,
   ));
 }
 
@@ -163,22 +166,31 @@ function funnelChart(Chart, charts, p) {
   );
 }
 
+/** A funding figure's renewals in one cell, to keep the table narrow: "1 · $10,000.00". */
+function renewals(f) {
+  return `${count(f.renewalDeals)} · ${money(f.renewalAmount)}`;
+}
+
 function fundingChart(Chart, charts, funding, interval) {
   const by = { day: 'day', week: 'week', month: 'month' }[interval] || interval;
   const t = funding.totals;
   return figure(Chart, charts, 'funding', `Funded volume by ${by}`,
-    `${count(t.deals)} deals funded, ${money(t.fundedAmount)} in all, ${money(t.averageAmount)} on average.`,
+    `${count(t.deals)} deals funded, ${money(t.fundedAmount)} in all, ${money(t.averageAmount)} on average; of them ${count(t.renewalDeals)} renewals, ${money(t.renewalAmount)}.`,
     {
       type: 'bar',
       data: {
         labels: funding.series.map((b) => b.periodStart),
-        datasets: [{ label: 'Funded amount', data: funding.series.map((b) => plot(b.fundedAmount)), backgroundColor: COLORS.green }],
+        datasets: [
+          { label: 'Funded amount', data: funding.series.map((b) => plot(b.fundedAmount)), backgroundColor: COLORS.green },
+          { label: 'Of it, renewals', data: funding.series.map((b) => plot(b.renewalAmount)), backgroundColor: COLORS.blue },
+        ],
       },
       options: { scales: { y: { beginAtZero: true, ticks: MONEY_TICKS } } },
     },
-    table(`Deals funded by ${by}`, [`${by[0].toUpperCase()}${by.slice(1)} starting`, 'Deals', 'Funded amount'],
-      funding.series.map((b) => [b.periodStart, count(b.deals), money(b.fundedAmount)]),
-      { num: [1, 2], foot: ['Total', count(t.deals), money(t.fundedAmount)] }),
+    table(`Deals funded by ${by}, and the renewals among them`,
+      [`${by[0].toUpperCase()}${by.slice(1)} starting`, 'Deals', 'Funded amount', 'Of them, renewals'],
+      funding.series.map((b) => [b.periodStart, count(b.deals), money(b.fundedAmount), renewals(b)]),
+      { num: [1, 2, 3], foot: ['Total', count(t.deals), money(t.fundedAmount), renewals(t)] }),
   );
 }
 
@@ -205,9 +217,10 @@ function lendersChart(Chart, charts, lenders) {
 
 function commissionsChart(Chart, charts, c) {
   const t = c.totals;
+  const r = c.renewal;
   const rows = c.byLender;
   return figure(Chart, charts, 'commissions', 'Commissions owed and paid',
-    `of the deals funded in the period, ${money(t.expected)} expected, ${money(t.paid)} paid, ${money(t.outstanding)} still owed, ${money(t.clawedBack)} clawed back.`,
+    `of the deals funded in the period, ${money(t.expected)} expected, ${money(t.paid)} paid, ${money(t.outstanding)} still owed, ${money(t.clawedBack)} clawed back; of the renewals, ${money(r.expected)} expected, ${money(r.paid)} paid.`,
     {
       type: 'bar',
       data: {
@@ -222,7 +235,11 @@ function commissionsChart(Chart, charts, c) {
     },
     table('Commissions of the deals funded in the period, by lender', ['Lender', 'Expected', 'Paid', 'Clawed back', 'Owed'],
       rows.map((g) => [g.name, money(g.expected), money(g.paid), money(g.clawedBack), money(g.outstanding)]),
-      { num: [1, 2, 3, 4], foot: ['Total', money(t.expected), money(t.paid), money(t.clawedBack), money(t.outstanding)] }),
+      {
+        num: [1, 2, 3, 4],
+        foot: [['Total', money(t.expected), money(t.paid), money(t.clawedBack), money(t.outstanding)],
+          ['Of it, renewals', money(r.expected), money(r.paid), '—', '—']],
+      }),
     { wide: true },
   );
 }
@@ -252,9 +269,13 @@ export async function render(main, ctx) {
   // Twelve calendar months by default, this one included: within the
   // reports' 366 days.
   const first = new Date(today.getFullYear(), today.getMonth() - 11, 1);
-  const from = h('input', { type: 'date', name: 'from', value: isoDay(first), required: true });
-  const to = h('input', { type: 'date', name: 'to', value: isoDay(today), required: true });
-  const interval = h('select', { name: 'interval' }, INTERVALS.map(([v, label]) => h('option', { value: v, selected: v === 'month' }, label)));
+  // The period comes from the address (#/analytics?from=..&to=..&interval=..)
+  // when it names one.
+  const q = ctx.query;
+  const from = h('input', { type: 'date', name: 'from', value: q.get('from') || isoDay(first), required: true });
+  const to = h('input', { type: 'date', name: 'to', value: q.get('to') || isoDay(today), required: true });
+  const chosen = INTERVALS.some(([v]) => v === q.get('interval')) ? q.get('interval') : 'month';
+  const interval = h('select', { name: 'interval' }, INTERVALS.map(([v, label]) => h('option', { value: v, selected: v === chosen }, label)));
   const apply = h('button', { type: 'submit', class: 'primary' }, 'Show');
   const form = h('form', { class: 'period', novalidate: true, 'aria-label': 'Period' },
     formField('From', from),
@@ -314,6 +335,8 @@ export async function render(main, ctx) {
 
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
+    // A new entry in the history: Back shows the period before.
+    ctx.setQuery({ from: from.value, to: to.value, interval: interval.value });
     show();
   });
   await show();

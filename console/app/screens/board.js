@@ -3,11 +3,19 @@
 // to every column. A card moves to another stage by dragging it (SortableJS
 // in its fallback mode, which follows mouse and pointer events) or with its
 // "Move…" menu; the board follows other people's changes over the events
-// subscription. On a phone one column shows at a time, behind stage tabs.
+// subscription. Each column's header shows its count and the sum its leads
+// ask for (boardTotals, under the board's filters). In select mode cards
+// carry checkboxes, and a bar changes the selected leads at once
+// (bulkUpdateLeads). A card whose lead has an approved application ready
+// to fund carries a "Ready to fund" badge, read once a page of cards
+// (leadsReadyToFund). On a phone one column shows at a time, behind stage tabs.
+// The filters live in the address (#/board?advisor=..&priority=..&q=..&source=..),
+// and the "Views" menu saves and applies them by name.
 
 import { gql, subscribe } from '../api.js';
 import { loadSortable } from '../libs.js';
-import { clearError, count, formField, h, money, showError } from '../ui.js';
+import { savedViewsMenu } from '../savedviews.js';
+import { clearError, count, exportButton, formField, h, money, showError } from '../ui.js';
 
 const PAGE = 25;
 
@@ -22,6 +30,16 @@ const COLUMN_QUERY = `query BoardColumn($first: Int!, $after: Cursor, $where: Le
 }`;
 
 const MOVE = `mutation MoveLead($id: ID!, $stageId: ID!) { moveLeadToStage(id: $id, stageId: $stageId) { id stageId } }`;
+
+const TOTALS = `query BoardTotals($where: LeadWhereInput) {
+  boardTotals(where: $where) { stageId leads requestedAmount requestedAmountIsExact }
+}`;
+
+// Which leads of a page of cards have an approved application ready to
+// fund: one read a page, not one a card.
+const READY = `query ReadyToFund($ids: [ID!]!) { leadsReadyToFund(leadIds: $ids) }`;
+
+const BULK = `mutation BulkUpdateLeads($ids: [ID!]!, $input: BulkUpdateLeadsInput!) { bulkUpdateLeads(ids: $ids, input: $input) { id } }`;
 
 const CREATE = `mutation CreateLead($input: CreateLeadInput!) { createLead(input: $input) { id } }`;
 
@@ -82,6 +100,27 @@ export function advisorSelect(first, attrs = {}) {
   return select;
 }
 
+/**
+ * The board's filters as a saved view holds them: the leads query's where
+ * and the search words. The address's names: advisor, source, priority, q.
+ */
+export function boardFilters(query) {
+  const where = {};
+  if (query.get('advisor')) where.primaryAdvisorId = query.get('advisor');
+  if (query.get('source')) where.source = query.get('source');
+  if (query.get('priority')) where.priority = query.get('priority');
+  const out = {};
+  if (Object.keys(where).length) out.where = where;
+  if (query.get('q')) out.search = query.get('q');
+  return out;
+}
+
+/** The address's query for a saved view's board filters (what the board shows of them). */
+export function boardQuery(filters) {
+  const w = filters.where || {};
+  return { advisor: w.primaryAdvisorId, source: w.source, priority: w.priority, q: filters.search };
+}
+
 function enumSelect(values, first, attrs = {}) {
   return h('select', attrs,
     first === null ? null : h('option', { value: '' }, first),
@@ -100,18 +139,50 @@ export async function render(main, ctx) {
   const advisor = advisorSelect('Any advisor', { name: 'advisor' });
   const source = enumSelect(sources, 'Any source', { name: 'source' });
   const priority = enumSelect(priorities, 'Any priority', { name: 'priority' });
-  const filters = h('form', { class: 'board-filters', role: 'search', 'aria-label': 'Filter the board', onsubmit: (ev) => { ev.preventDefault(); reloadAll(); } },
+  // The filters come from the address; the advisor is set once its
+  // options are there.
+  search.value = ctx.query.get('q') || '';
+  source.value = ctx.query.get('source') || '';
+  priority.value = ctx.query.get('priority') || '';
+  const filters = h('form', { class: 'board-filters', role: 'search', 'aria-label': 'Filter the board', onsubmit: (ev) => { ev.preventDefault(); filtered(); } },
     formField('Search', search),
     formField('Advisor', advisor),
     formField('Source', source),
     formField('Priority', priority),
   );
+  // The export takes the board's filters and search.
+  const exportLeads = exportButton(() => {
+    const q = new URLSearchParams();
+    if (advisor.value && advisor.value !== '__more') q.set('primaryAdvisorId', advisor.value);
+    if (source.value) q.set('source', source.value);
+    if (priority.value) q.set('priority', priority.value);
+    if (search.value.trim()) q.set('search', search.value.trim());
+    return `/v1/exports/leads.csv${q.size ? `?${q}` : ''}`;
+  });
+  /** The filters on show, as the address names them. */
+  function params() {
+    const a = advisor.value && advisor.value !== '__more' ? advisor.value : '';
+    return { advisor: a, source: source.value, priority: priority.value, q: search.value.trim() };
+  }
+  // A filter changed: a new entry in the history (Back returns to the
+  // filters before), then the columns again. Words typed in one go make
+  // one entry, replaced as they grow.
+  let typing = false;
+  function filtered({ replace = false } = {}) {
+    ctx.setQuery(params(), { replace });
+    reloadAll();
+  }
   let searchTimer = 0;
   search.addEventListener('input', () => {
+    exportLeads.refresh();
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(reloadAll, 300);
+    searchTimer = setTimeout(() => {
+      filtered({ replace: typing });
+      typing = true;
+    }, 300);
   });
-  for (const s of [advisor, source, priority]) s.addEventListener('change', () => { if (s.value !== '__more') reloadAll(); });
+  search.addEventListener('blur', () => { typing = false; });
+  for (const s of [advisor, source, priority]) s.addEventListener('change', () => { if (s.value !== '__more') filtered(); });
 
   const newButton = h('button', { type: 'button', class: 'primary', 'aria-expanded': 'false' }, 'New lead');
   const newForm = leadForm(sources, priorities, ctx);
@@ -124,19 +195,26 @@ export async function render(main, ctx) {
 
   /** The filter every column shares, with its stage added per column. */
   function where(stageId) {
-    const w = { stageId };
+    return { stageId, ...filter() };
+  }
+
+  /** The board's filters alone: what the columns share, and what the totals sum. */
+  function filter() {
+    const w = {};
     if (advisor.value && advisor.value !== '__more') w.primaryAdvisorId = advisor.value;
     if (source.value) w.source = source.value;
     if (priority.value) w.priority = priority.value;
+    // The same full-text search as the leads list: words, the last a prefix.
     const q = search.value.trim();
-    if (q) {
-      w.or = [{ businessNameContainsFold: q }, { contactFirstNameContainsFold: q }, { contactLastNameContainsFold: q }, { emailContainsFold: q }];
-    }
+    if (q) w.search = q;
     return w;
   }
 
   const columns = new Map();
   const sortables = [];
+  // The leads chosen in select mode, by id: kept across reloads until a
+  // bulk change is made or the selection cleared.
+  const selected = new Set();
 
   function card(lead) {
     const el = h('li', { class: 'card', dataset: { id: lead.id, stage: lead.stageId } },
@@ -150,7 +228,13 @@ export async function render(main, ctx) {
     const [button, menu] = moveMenu(el, lead.businessName || 'lead');
     // Normal is most leads' priority: only the others are worth the room.
     const badge = lead.priority === 'normal' ? null : h('span', { class: `badge priority-${lead.priority}` }, lead.priority);
-    el.append(h('div', { class: 'card-foot' }, badge, button), menu);
+    const check = h('input', { type: 'checkbox', class: 'card-select', 'aria-label': `Select ${lead.businessName || 'lead'}`, checked: selected.has(lead.id) });
+    check.addEventListener('change', () => {
+      if (check.checked) selected.add(lead.id);
+      else selected.delete(lead.id);
+      showSelection();
+    });
+    el.append(h('div', { class: 'card-foot' }, check, badge, button), menu);
     return el;
   }
 
@@ -228,6 +312,7 @@ export async function render(main, ctx) {
     try {
       clearError();
       await gql(MOVE, { id, stageId: to });
+      loadTotals();
     } catch (err) {
       undo();
       el.dataset.stage = from;
@@ -252,6 +337,54 @@ export async function render(main, ctx) {
     col.count.textContent = text;
     col.count.setAttribute('aria-label', label);
     col.tabCount.textContent = text;
+    if (col.sum !== null) {
+      const sum = col.sumExact ? money(col.sum) : `over ${money(col.sum)}`;
+      col.sumEl.textContent = sum;
+      col.sumEl.setAttribute('aria-label', `${sum} requested`);
+    }
+  }
+
+  /**
+   * The columns' counts and requested sums under the board's filters, in
+   * one read; they replace the columns' own counts, which stop counting at
+   * 10,000 under a filter.
+   */
+  let totalsSeq = 0;
+  async function loadTotals() {
+    const mine = ++totalsSeq;
+    try {
+      const data = await gql(TOTALS, { where: filter() });
+      if (mine !== totalsSeq) return;
+      for (const t of data.boardTotals) {
+        const col = columns.get(t.stageId);
+        if (!col) continue;
+        Object.assign(col, { total: t.leads, exact: true, fromTotals: true, sum: t.requestedAmount, sumExact: t.requestedAmountIsExact });
+        showCount(col);
+      }
+    } catch (err) {
+      if (mine === totalsSeq) showError(err, 'The column totals could not be loaded.');
+    }
+  }
+
+  /**
+   * Badges the cards of leads with an approved application ready to fund,
+   * for the ids of a page just loaded. The badge is extra: a person who
+   * may not read lending records (an agent) is not asked, and a failed
+   * read leaves the cards as they are.
+   */
+  async function markReady(ids) {
+    if (!ids.length || (ctx.can && !ctx.can('lending:read'))) return;
+    let ready;
+    try {
+      ready = (await gql(READY, { ids })).leadsReadyToFund;
+    } catch {
+      return;
+    }
+    for (const id of ready) {
+      const el = main.querySelector(`.card[data-id="${CSS.escape(id)}"]`);
+      const foot = el?.querySelector('.card-foot');
+      if (foot && !foot.querySelector('.ready-to-fund')) foot.querySelector('.move')?.before(h('span', { class: 'badge ready-to-fund' }, 'Ready to fund'));
+    }
   }
 
   async function loadColumn(col, more) {
@@ -263,13 +396,20 @@ export async function render(main, ctx) {
       if (mine !== col.seq) return;
       const conn = data.leads;
       if (!more) col.list.replaceChildren();
+      const added = [];
       for (const e of conn.edges || []) {
-        if (e?.node && !col.list.querySelector(`[data-id="${CSS.escape(e.node.id)}"]`)) col.list.append(card(e.node));
+        if (e?.node && !col.list.querySelector(`[data-id="${CSS.escape(e.node.id)}"]`)) {
+          col.list.append(card(e.node));
+          added.push(e.node.id);
+        }
       }
+      markReady(added);
       col.cursor = conn.pageInfo.endCursor;
-      col.total = conn.totalCount;
-      col.exact = conn.totalCountIsExact;
-      showCount(col);
+      if (!col.fromTotals) {
+        col.total = conn.totalCount;
+        col.exact = conn.totalCountIsExact;
+        showCount(col);
+      }
       col.more.hidden = !conn.pageInfo.hasNextPage;
     } catch (err) {
       if (mine === col.seq) showError(err, `The ${col.stage.stageLabel} column could not be loaded.`);
@@ -282,8 +422,85 @@ export async function render(main, ctx) {
   }
 
   function reloadAll() {
-    for (const col of columns.values()) loadColumn(col, false);
+    for (const col of columns.values()) {
+      col.fromTotals = false;
+      loadColumn(col, false);
+    }
+    loadTotals();
   }
+
+  // Select mode: a checkbox on every card, and the bar of bulk changes.
+  const selectButton = h('button', { type: 'button', 'aria-pressed': 'false' }, 'Select');
+  const selectedCount = h('p', { class: 'bulk-count', role: 'status' }, 'No lead selected');
+  const bulkStage = h('select', { name: 'bulkStage' }, stages.map((s) => h('option', { value: s.id }, s.stageLabel)));
+  const bulkAdvisor = advisorSelect('Choose an advisor', { name: 'bulkAdvisor' });
+  const bulkPriority = enumSelect(priorities, null, { name: 'bulkPriority' });
+  const bulkTag = h('input', { name: 'bulkTag', autocomplete: 'off', maxlength: 50 });
+  const bulkButtons = [];
+  function bulkButton(label, input) {
+    const b = h('button', { type: 'button' }, label);
+    b.addEventListener('click', () => bulkChange(input(), label));
+    bulkButtons.push(b);
+    return b;
+  }
+  const tag = () => bulkTag.value.trim();
+  const bar = h('div', { class: 'bulk-bar', role: 'region', 'aria-label': 'Change the selected leads', hidden: true },
+    selectedCount,
+    h('div', { class: 'bulk-action' }, formField('Stage', bulkStage), bulkButton('Move', () => ({ stageId: bulkStage.value }))),
+    h('div', { class: 'bulk-action' }, formField('Advisor', bulkAdvisor),
+      bulkButton('Reassign', () => (bulkAdvisor.value && bulkAdvisor.value !== '__more' ? { primaryAdvisorId: bulkAdvisor.value } : null))),
+    h('div', { class: 'bulk-action' }, formField('Priority', bulkPriority), bulkButton('Set priority', () => ({ priority: bulkPriority.value }))),
+    h('div', { class: 'bulk-action' }, formField('Tag', bulkTag),
+      bulkButton('Add tag', () => (tag() ? { addTags: [tag()] } : null)),
+      bulkButton('Remove tag', () => (tag() ? { removeTags: [tag()] } : null))),
+    h('button', { type: 'button', class: 'bulk-clear', onclick: () => { selected.clear(); syncChecks(); showSelection(); } }, 'Clear selection'),
+  );
+  selectButton.addEventListener('click', () => {
+    const on = selectButton.getAttribute('aria-pressed') !== 'true';
+    selectButton.setAttribute('aria-pressed', String(on));
+    board.classList.toggle('selecting', on);
+    bar.hidden = !on;
+    if (!on) {
+      selected.clear();
+      syncChecks();
+    }
+    showSelection();
+  });
+
+  function syncChecks() {
+    for (const c of board.querySelectorAll('.card-select')) c.checked = selected.has(c.closest('.card').dataset.id);
+  }
+
+  function showSelection() {
+    const n = selected.size;
+    selectedCount.textContent = n === 0 ? 'No lead selected' : `${count(n)} ${n === 1 ? 'lead' : 'leads'} selected`;
+    for (const b of bulkButtons) b.disabled = n === 0;
+  }
+
+  /** Makes one bulk change to the selected leads, then reloads the board. */
+  async function bulkChange(input, label) {
+    if (!input) {
+      showError(new Error('Choose a value first.'), `${label}: nothing to apply.`);
+      return;
+    }
+    const ids = [...selected];
+    if (ids.length === 0) return;
+    for (const b of bulkButtons) b.disabled = true;
+    bar.setAttribute('aria-busy', 'true');
+    try {
+      clearError();
+      await gql(BULK, { ids, input });
+      selected.clear();
+      reloadAll();
+      selectedCount.textContent = `${label}: ${count(ids.length)} ${ids.length === 1 ? 'lead' : 'leads'} changed`;
+    } catch (err) {
+      showError(err, 'The selected leads could not be changed.');
+    } finally {
+      bar.removeAttribute('aria-busy');
+      for (const b of bulkButtons) b.disabled = selected.size === 0;
+    }
+  }
+  showSelection();
 
   // On a phone the board shows one stage at a time, chosen with these tabs.
   const tablist = h('div', { class: 'board-tabs', role: 'tablist', 'aria-label': 'Stages' });
@@ -292,14 +509,15 @@ export async function render(main, ctx) {
     const headingId = `stage-${stage.id}`;
     const list = h('ul', { class: 'board-list', dataset: { stage: stage.id }, 'aria-labelledby': headingId });
     const countEl = h('span', { class: 'board-count' }, '…');
+    const sumEl = h('span', { class: 'board-sum' });
     const tabCount = h('span', { class: 'board-count' }, '…');
     const tab = h('button', { type: 'button', role: 'tab', id: `tab-${stage.id}`, 'aria-controls': `column-${stage.id}`, 'aria-selected': 'false', tabindex: '-1', dataset: { stage: stage.id } },
       stage.stageLabel, ' ', tabCount);
     const more = h('button', { type: 'button', class: 'load-more', hidden: true }, 'Load more');
     const section = h('section', { class: 'board-column', id: `column-${stage.id}`, dataset: { stage: stage.id } },
-      h('h2', { id: headingId }, stage.stageLabel, ' ', countEl),
+      h('h2', { id: headingId }, stage.stageLabel, ' ', countEl, sumEl),
       list, more);
-    const col = { stage, list, count: countEl, tabCount, tab, section, more, cursor: null, total: null, exact: true, seq: 0 };
+    const col = { stage, list, count: countEl, sumEl, tabCount, tab, section, more, cursor: null, total: null, exact: true, sum: null, sumExact: true, fromTotals: false, seq: 0 };
     more.addEventListener('click', () => loadColumn(col, true));
     more.setAttribute('aria-label', `Load more ${stage.stageLabel} leads`);
     columns.set(stage.id, col);
@@ -308,7 +526,7 @@ export async function render(main, ctx) {
     sortables.push(Sortable.create(list, {
       group: 'board',
       draggable: '.card',
-      filter: '.move, .move-menu',
+      filter: '.move, .move-menu, .card-select',
       preventOnFilter: false,
       forceFallback: true,
       fallbackOnBody: true,
@@ -327,15 +545,22 @@ export async function render(main, ctx) {
   }
   const tabs = stagesTabs(tablist, [...columns.values()], stages[0]?.id);
 
+  const views = savedViewsMenu({
+    ctx, screen: 'BOARD', route: '/board', toQuery: boardQuery,
+    filters: () => boardFilters(new URLSearchParams(params())),
+  });
   main.append(
-    h('div', { class: 'screen-head' }, h('h1', {}, ctx.title), newButton),
+    h('div', { class: 'screen-head' }, h('h1', {}, ctx.title), selectButton, exportLeads, newButton, views),
     newForm,
     filters,
-    h('p', { class: 'hint' }, 'Drag a card to another column, or use its "Move…" menu.'),
+    h('p', { class: 'hint' }, 'Drag a card to another column, or use its "Move…" menu; "Select" changes many at once.'),
+    bar,
     tablist,
     board,
   );
-  await advisor.ready;
+  await Promise.all([advisor.ready, bulkAdvisor.ready]);
+  if (!ctx.isCurrent()) return undefined;
+  await chooseAdvisor(advisor, ctx.query.get('advisor'));
   if (!ctx.isCurrent()) return undefined;
   reloadAll();
 
@@ -357,6 +582,7 @@ export async function render(main, ctx) {
         if (col) loadColumn(col, false);
       }
       pending.clear();
+      loadTotals();
     }, 500);
   }
   const unsubscribe = subscribe(`subscription BoardEvents { events(types: ["lead.created", "lead.status_changed", "lead.updated", "lead.assigned"]) { event data } }`, {}, {
@@ -385,6 +611,26 @@ export async function render(main, ctx) {
     tabs.stop();
     for (const s of sortables) s.destroy();
   };
+}
+
+/**
+ * Selects the advisor id in select: one of its first page, or, when the
+ * address names another, an option added for them.
+ */
+async function chooseAdvisor(select, id) {
+  if (!id) return;
+  if (![...select.options].some((o) => o.value === id)) {
+    let label = 'The advisor chosen';
+    try {
+      const data = await gql(`query Advisor($id: ID!) { node(id: $id) { ... on User { firstName lastName } } }`, { id });
+      if (data.node?.firstName !== undefined) label = `${data.node.firstName} ${data.node.lastName}`;
+    } catch {
+      // Not one the reader may see: the filter still applies as given.
+    }
+    const more = select.querySelector('option[value="__more"]');
+    select.insertBefore(h('option', { value: id }, label), more);
+  }
+  select.value = id;
 }
 
 /**

@@ -1,25 +1,42 @@
 // The lead screen: the lead's attributes (edit, assign), its calls, its
-// lending records, its documents (upload, download) and a timeline made
-// from the records this screen reads.
+// lending records, its documents (upload, download) and its stored history
+// (Lead.activity), newest first.
 
-import { gql, subscribe, upload, ApiError } from '../api.js';
-import { getKey } from '../key.js';
+import { authHeaders, credentialsMode, gql, subscribe, upload, ApiError } from '../api.js';
 import { renderLending } from '../sections/lending.js';
+import { renderNotes } from '../sections/notes.js';
+import { renderTasks } from '../sections/tasks.js';
 import {
-  date, fieldError, formField, h, money, onFormSubmit, pager, replace, showError,
+  date, fieldError, formField, h, money, onFormSubmit, pager, replace, reportError, showError,
 } from '../ui.js';
 import { advisorSelect, allStages, contactName, enumValues } from './board.js';
 
-const LEAD_QUERY = `query Lead($id: ID!) {
+// The lead, with the ids of its lending records when the caller may read
+// them (an agent's role may not): the live updates match lending events
+// against them.
+const leadQuery = (lending) => `query Lead($id: ID!) {
   lead(id: $id) {
     id createdAt updatedAt businessName contactFirstName contactLastName email phone industry
     monthlyRevenue requestedAmount source priority isDoNotCall tags leadScore stageId stageChangedAt
     lastContactedAt primaryAdvisorId primaryAdvisorName createdBy
     stage { id stageLabel }
-    applications { id createdAt lenderName status submittedAt decidedAt }
-    fundedDeals { id fundedAt lenderName fundedAmount }
+    ${lending ? 'applications { id } fundedDeals { id }' : ''}
   }
 }`;
+
+const ACTIVITY_QUERY = `query LeadActivity($id: ID!, $first: Int!, $after: String) {
+  lead(id: $id) {
+    activity(first: $first, after: $after) {
+      totalCount
+      edges { node { id at kind summary actor { type id name } changes { field from to } } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+// A history page's size, and the most one refresh reads again.
+const ACTIVITY_PAGE = 20;
+const ACTIVITY_MOST = 100;
 
 const CALLS_QUERY = `query LeadCalls($id: ID!, $first: Int!, $after: Cursor) {
   lead(id: $id) {
@@ -63,7 +80,7 @@ export async function render(main, ctx, params) {
 
   let lead;
   try {
-    lead = (await gql(LEAD_QUERY, { id })).lead;
+    lead = (await gql(leadQuery(!ctx.can || ctx.can('lending:read')), { id })).lead;
   } catch (err) {
     main.append(h('p', { class: 'muted' }, 'This lead could not be shown.'), h('p', {}, h('a', { href: '#/board' }, 'Back to the board')));
     showError(err);
@@ -76,19 +93,18 @@ export async function render(main, ctx, params) {
 
   const titleEl = head.querySelector('h1');
   const attrs = h('section', { class: 'lead-attrs', 'aria-labelledby': 'lead-details' });
-  // The lending section brings its own heading and landmark.
+  // The lending, notes and tasks sections bring their own headings and landmarks.
   const lendingBox = h('div', { class: 'lead-lending' });
-  const timelineBox = h('section', { class: 'lead-timeline', 'aria-labelledby': 'lead-timeline' });
-  let firstCalls = [];
-  let firstDocs = [];
+  const workBox = h('div', { class: 'lead-work' });
+  const timeline = activityTimeline(id, stages);
 
   // live: a change made elsewhere, which leaves alone the forms the
   // reader is using and redraws only what they read.
   async function reloadLead({ live = false } = {}) {
-    lead = (await gql(LEAD_QUERY, { id })).lead;
+    lead = (await gql(leadQuery(!ctx.can || ctx.can('lending:read')), { id })).lead;
     if (live && attrsInUse()) showDetails();
     else keepFocus(showAttrs);
-    showTimeline();
+    timeline.refresh();
   }
 
   // Redraws with draw, and gives focus back to the redrawn form the reader
@@ -218,14 +234,7 @@ export async function render(main, ctx, params) {
     limit: 10,
     caption: 'Calls, newest first',
     empty: 'No calls yet.',
-    load: async ({ first, after }) => {
-      const conn = (await gql(CALLS_QUERY, { id, first, after })).lead.callEvents;
-      if (!after) {
-        firstCalls = (conn.edges || []).map((e) => e.node);
-        showTimeline();
-      }
-      return conn;
-    },
+    load: async ({ first, after }) => (await gql(CALLS_QUERY, { id, first, after })).lead.callEvents,
     columns: [
       { label: 'When', render: (c) => date(c.occurredAt) },
       { label: 'Event', render: (c) => `${c.eventType}${c.direction ? ` (${c.direction})` : ''}` },
@@ -241,14 +250,7 @@ export async function render(main, ctx, params) {
     limit: 10,
     caption: 'Documents, newest first',
     empty: 'No documents yet.',
-    load: async ({ page, limit }) => {
-      const p = (await gql(DOCS_QUERY, { id, page, limit })).lead.documents;
-      if (page === 1) {
-        firstDocs = p.nodes;
-        showTimeline();
-      }
-      return p;
-    },
+    load: async ({ page, limit }) => (await gql(DOCS_QUERY, { id, page, limit })).lead.documents,
     columns: [
       { label: 'File', render: (d) => h('button', { type: 'button', class: 'link', onclick: () => download(d), 'aria-label': `Download ${d.filename}` }, d.filename) },
       { label: 'Category', render: (d) => d.category.replaceAll('_', ' ') },
@@ -276,13 +278,14 @@ export async function render(main, ctx, params) {
     }
     fileInput.value = '';
     await docs.reload();
+    timeline.refresh();
   });
 
   /** Downloads a document through the public REST endpoint, as a blob. */
   async function download(d) {
     try {
       const res = await fetch(`/v1/documents/${encodeURIComponent(d.id)}/content`, {
-        headers: { Authorization: `Bearer ${getKey()}` }, credentials: 'omit', cache: 'no-store',
+        headers: authHeaders(), credentials: credentialsMode(), cache: 'no-store',
       });
       if (!res.ok) {
         let message = `The download answered ${res.status} ${res.statusText}.`;
@@ -302,48 +305,34 @@ export async function render(main, ctx, params) {
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60000);
     } catch (err) {
-      showError(err, `${d.filename} could not be downloaded.`);
+      // A 401 is an ended session or a revoked key: back to sign-in.
+      reportError(err, `${d.filename} could not be downloaded.`);
     }
-  }
-
-  function showTimeline() {
-    const events = [
-      { at: lead.createdAt, text: 'Lead created' },
-      { at: lead.stageChangedAt, text: `Entered the ${lead.stage?.stageLabel || 'current'} stage` },
-    ];
-    for (const c of firstCalls) {
-      events.push({ at: c.occurredAt, text: `Call ${c.eventType}${c.disposition ? `: ${c.disposition}` : ''} by ${c.user.firstName} ${c.user.lastName}` });
-    }
-    for (const d of firstDocs) events.push({ at: d.createdAt, text: `Document uploaded: ${d.filename}` });
-    for (const a of lead.applications || []) {
-      events.push({ at: a.submittedAt || a.createdAt, text: `Application to ${a.lenderName} submitted` });
-      if (a.decidedAt) events.push({ at: a.decidedAt, text: `Application to ${a.lenderName}: ${a.status}` });
-    }
-    for (const f of lead.fundedDeals || []) events.push({ at: f.fundedAt, text: `Funded by ${f.lenderName}: ${money(f.fundedAmount)}` });
-    events.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    replace(timelineBox,
-      h('h2', { id: 'lead-timeline' }, 'Timeline'),
-      h('p', { class: 'hint' }, 'Composed from this lead\'s own records on this page: its creation, its current stage, the latest calls and documents, its applications and deals. Not a full history.'),
-      h('ol', { class: 'timeline' }, events.filter((e) => e.at).map((e) => h('li', {}, h('time', { datetime: e.at }, date(e.at)), e.text))));
   }
 
   showAttrs();
-  showTimeline();
   main.append(
     attrs,
+    workBox,
     h('section', { 'aria-labelledby': 'lead-calls' }, h('h2', { id: 'lead-calls' }, 'Calls'), calls.element),
     lendingBox,
     h('section', { class: 'lead-documents', 'aria-labelledby': 'lead-documents' }, h('h2', { id: 'lead-documents' }, 'Documents'), uploadForm, docs.element),
-    timelineBox,
+    timeline.element,
   );
+  // Notes and tasks: their own modules (sections/notes.js, tasks.js).
+  // Their writes are entries of the lead's history: it is read again.
+  const work = { ...ctx, changed: () => timeline.refresh() };
+  Promise.all([renderTasks(workBox, id, work), renderNotes(workBox, id, work)])
+    .catch((err) => showError(err, 'The notes and tasks could not be shown.'));
   const stopFollowing = followLead(id, () => lead, {
     lead: () => reloadLead({ live: true }).catch((err) => showError(err, 'This lead could not be refreshed.')),
-    documents: () => docs.refresh(),
+    documents: () => { docs.refresh(); timeline.refresh(); },
   });
   try {
     // Its stop function closes the section's subscription when the reader
     // leaves the lead.
-    const stopLending = await renderLending(lendingBox, lead, ctx);
+    // The page's own lending actions change the lead's history too.
+    const stopLending = await renderLending(lendingBox, lead, ctx, { changed: () => timeline.refresh() });
     return () => { stopFollowing(); stopLending?.(); };
   } catch (err) {
     showError(err, 'The lending records could not be shown.');
@@ -394,4 +383,107 @@ function followLead(id, current, refresh) {
     clearTimeout(timer);
     stop();
   };
+}
+
+/**
+ * The lead's stored history, newest first: a page at a time ("Show more"
+ * reads the next by cursor), each entry with its time, who made it, its
+ * summary and the attributes it changed. refresh() reads again as many
+ * entries as are shown (at least a page), so an entry written by this
+ * page's own actions, or elsewhere, appears at the top.
+ */
+function activityTimeline(id, stages) {
+  const list = h('ol', { class: 'timeline', 'aria-busy': 'false' });
+  const status = h('p', { class: 'muted timeline-status', 'aria-live': 'polite' });
+  const more = h('button', { type: 'button', class: 'timeline-more', hidden: true }, 'Show more');
+  const element = h('section', { class: 'lead-timeline', 'aria-labelledby': 'lead-timeline' },
+    h('h2', { id: 'lead-timeline' }, 'Activity'), list, status, more);
+  const stageLabels = new Map(stages.map((st) => [st.id, st.stageLabel]));
+  let shown = 0;
+  let endCursor = null;
+  let seq = 0;
+
+  async function read(first, after) {
+    return (await gql(ACTIVITY_QUERY, { id, first, after })).lead.activity;
+  }
+
+  function show(conn, { append }) {
+    const items = (conn.edges || []).map((e) => entry(e.node));
+    if (append) list.append(...items);
+    else list.replaceChildren(...items);
+    shown = list.children.length;
+    endCursor = conn.pageInfo.endCursor;
+    more.hidden = !conn.pageInfo.hasNextPage;
+    status.textContent = conn.totalCount === 0 ? 'No activity yet.' : `${shown} of ${conn.totalCount} entries`;
+  }
+
+  async function refresh() {
+    const mine = ++seq;
+    list.setAttribute('aria-busy', 'true');
+    try {
+      const conn = await read(Math.min(ACTIVITY_MOST, Math.max(ACTIVITY_PAGE, shown)), null);
+      if (mine === seq) show(conn, { append: false });
+    } catch (err) {
+      if (mine === seq) showError(err, "This lead's activity could not be loaded.");
+    } finally {
+      if (mine === seq) list.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  more.addEventListener('click', async () => {
+    const mine = ++seq;
+    more.disabled = true;
+    try {
+      const conn = await read(ACTIVITY_PAGE, endCursor);
+      if (mine !== seq) return;
+      const first = list.children.length;
+      show(conn, { append: true });
+      // The reader goes on from the first entry shown, not back to the top.
+      list.children[first]?.focus();
+    } catch (err) {
+      showError(err, "More of this lead's activity could not be loaded.");
+    } finally {
+      more.disabled = false;
+    }
+  });
+
+  function entry(a) {
+    return h('li', { tabindex: '-1', dataset: { kind: a.kind } },
+      h('time', { datetime: a.at }, date(a.at)), ' ',
+      h('span', { class: 'actor' }, actorName(a.actor)),
+      ' ',
+      h('span', { class: 'summary' }, a.summary),
+      a.changes.length ? h('ul', { class: 'changes' }, a.changes.map((c) => h('li', {},
+        h('span', { class: 'field' }, fieldWords(c.field)), ': ',
+        h('span', { class: 'from' }, value(c.field, c.from)), ' → ',
+        h('span', { class: 'to' }, value(c.field, c.to))))) : null);
+  }
+
+  function value(field, v) {
+    if (v === null || v === undefined || v === '') return '—';
+    if (field === 'stageId' && stageLabels.has(v)) return stageLabels.get(v);
+    if (Array.isArray(v)) return v.length ? v.join(', ') : '—';
+    if (typeof v === 'object') return JSON.stringify(v);
+    return String(v);
+  }
+
+  refresh();
+  return { element, refresh };
+}
+
+/** Who made a change, in words: their name, else what they are. */
+function actorName(actor) {
+  if (actor.name) return actor.name;
+  switch (actor.type) {
+    case 'connector': return 'The dialer connector';
+    case 'api_key': return 'An API key';
+    case 'app': return 'An app';
+    case 'user': return 'A former user';
+    default: return actor.id?.startsWith('automation:') ? 'An automation' : 'The system';
+  }
+}
+
+/** An attribute's API name in words: requestedAmount -> requested amount; stageId -> stage. */
+function fieldWords(field) {
+  return field.replace(/Id$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }

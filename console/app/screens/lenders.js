@@ -24,6 +24,8 @@ export async function render(main, ctx) {
     h('option', { value: 'true' }, 'Active'),
     h('option', { value: 'false' }, 'Inactive'),
     h('option', { value: '' }, 'All'));
+  // The filter lives in the address (#/lenders?active=false, active=all).
+  filter.value = { false: 'false', all: '' }[ctx.query.get('active')] ?? 'true';
   const list = pager({
     caption: 'Lenders',
     empty: 'No lender here yet.',
@@ -41,7 +43,10 @@ export async function render(main, ctx) {
       { label: 'Edit', render: (l) => h('button', { type: 'button', 'aria-label': `Edit ${l.name}`, onclick: () => edit(l) }, 'Edit') },
     ],
   });
-  filter.addEventListener('change', () => list.reload());
+  filter.addEventListener('change', () => {
+    ctx.setQuery({ active: filter.value === 'true' ? '' : filter.value || 'all' });
+    list.reload();
+  });
 
   const formHolder = h('div', { class: 'lender-form-holder' });
   function edit(lender) {

@@ -8,17 +8,21 @@
 // them and its VALIDATION_ERROR is shown in words, so no amount is ever
 // rounded through a float here.
 
-import { gql, subscribe } from '../api.js';
+import { credentialIdentity, gql, subscribe } from '../api.js';
 import {
-  date, fieldError, formField, h, money, onFormSubmit, pager, replace, showError,
+  actionForm, date, drawWhenNoFormOpen, fieldError, formField, h, money, onFormSubmit, pager, replace, showError,
 } from '../ui.js';
-import { getKey } from '../key.js';
+import { STIPULATION_FIELDS, stipulationChecklist } from './stipulations.js';
 
 export const APPLICATION_FIELDS = `id status leadId lenderId lenderName requestedAmount product submittedAt decidedAt
   approvedAmount interestRate rateType termMonths paymentFrequency conditions declineReason declineCategory
-  withdrawnReason warnings externalRef
+  withdrawnReason warnings externalRef readyToFund stipulationsOutstanding
   fundedDeal { id fundedAmount fundedAt expectedCommission paybackAmount advisorId
     commission { id expectedAmount paidAmount status } }`;
+
+// The lead's applications carry their checklists; a screen listing many
+// applications reads them without (each checklist is a list of its own).
+const WITH_CHECKLIST = `${APPLICATION_FIELDS} stipulations { ${STIPULATION_FIELDS} }`;
 
 const PRODUCTS = ['mca', 'term_loan', 'line_of_credit', 'equipment', 'sba', 'invoice_factoring'];
 const DECLINE_CATEGORIES = ['credit', 'revenue', 'time_in_business', 'industry', 'existing_positions', 'incomplete_file', 'other'];
@@ -27,7 +31,8 @@ const OPEN = new Set(['submitted', 'underwriting', 'approved']);
 
 // The events after which a lending list may have changed; the lists
 // refresh on them rather than polling.
-const LENDING_EVENTS = ['application.submitted', 'application.approved', 'application.declined', 'deal.funded', 'deal.commission_paid'];
+const LENDING_EVENTS = ['application.submitted', 'application.approved', 'application.declined', 'application.ready_to_fund',
+  'deal.funded', 'deal.commission_paid'];
 
 /** A label for an enum value: "term_loan" reads "term loan". */
 export function words(value) {
@@ -90,22 +95,6 @@ function timeVal(form, name) {
   return v ? new Date(v).toISOString() : undefined;
 }
 
-/**
- * A disclosure holding a form: summary is the button that opens it,
- * submit(form) runs on submit and resolves when done; errors show in words
- * with context and leave the form open to correct.
- */
-function actionForm(summary, context, fields, submitLabel, submit, { className = '' } = {}) {
-  const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
-  const form = h('form', { class: 'action-form', novalidate: true }, fields, h('div', { class: 'actions' }, button));
-  const details = h('details', { class: ['action', className] }, h('summary', {}, summary), form);
-  onFormSubmit(form, async () => {
-    await submit(form);
-    details.open = false;
-  }, { context });
-  return details;
-}
-
 /** The form recording a lender's decision on a submitted or underwriting application. */
 export function decideForm(app, done) {
   const decision = select('decision', [{ value: 'APPROVED', label: 'Approved' }, { value: 'DECLINED', label: 'Declined' }], { blank: null });
@@ -141,7 +130,7 @@ export function decideForm(app, done) {
         input = { decision: 'DECLINED', reason: val(form, 'reason'), declineCategory: val(form, 'declineCategory') };
       }
       const data = await gql(`mutation($id: ID!, $input: DecideApplicationInput!) {
-        decideApplication(id: $id, input: $input) { ${APPLICATION_FIELDS} } }`, { id: app.id, input });
+        decideApplication(id: $id, input: $input) { ${WITH_CHECKLIST} } }`, { id: app.id, input });
       done(data.decideApplication);
     }, { className: 'decide' });
 }
@@ -153,8 +142,8 @@ export function decideForm(app, done) {
 let advisorsPromise = null;
 let advisorsKey = null;
 function advisors() {
-  if (advisorsKey !== getKey()) {
-    advisorsKey = getKey();
+  if (advisorsKey !== credentialIdentity()) {
+    advisorsKey = credentialIdentity();
     advisorsPromise = null;
   }
   advisorsPromise ??= gql('query { users(first: 100) { edges { node { id firstName lastName } } } }')
@@ -174,6 +163,9 @@ export function fundForm(app, done) {
     formField('Funded at', h('input', { type: 'datetime-local', name: 'fundedAt' }), { hint: 'Now when empty.' }),
     formField('Advisor', advisor),
     formField('Commission', text('commission', { inputmode: 'decimal' }), { hint: "The lender's commission rate × the funded amount when empty." }),
+    app.stipulationsOutstanding > 0 ? h('label', { class: 'check' },
+      h('input', { type: 'checkbox', name: 'waiveOutstanding' }),
+      ` Waive the ${app.stipulationsOutstanding} outstanding stipulation${app.stipulationsOutstanding === 1 ? '' : 's'}: the lender funded`) : null,
   ], 'Fund deal', async (form) => {
     const input = {
       applicationId: app.id,
@@ -181,6 +173,7 @@ export function fundForm(app, done) {
       fundedAt: timeVal(form, 'fundedAt'),
       advisorId: val(form, 'advisorId'),
       commission: val(form, 'commission'),
+      waiveOutstanding: form.elements.waiveOutstanding?.checked || undefined,
     };
     const data = await gql('mutation($input: FundDealInput!) { fundDeal(input: $input) { id } }', { input });
     done(data.fundDeal);
@@ -247,30 +240,239 @@ export function refreshOnLendingEvents(el, refresh) {
   return end;
 }
 
+export const OFFER_FIELDS = `applicationId lenderId lenderName approvedAmount rateType interestRate termMonths
+  paymentFrequency paybackAmount payments paymentAmount costOfCapital readyToFund`;
+
+/** The "Ready to fund" badge: approved, with no stipulation outstanding. */
+export function readyBadge() {
+  return h('span', { class: 'badge ready-to-fund' }, 'Ready to fund');
+}
+
+/**
+ * A rate as the offer states it: a factor as written ("1.35 factor"), an
+ * APR as a percentage ("18.9 % APR"), moved two places in the string so
+ * no rate passes through a float.
+ */
+export function rateWords(rate, rateType) {
+  if (rate === null || rate === undefined) return '—';
+  if (rateType !== 'apr') return `${rate} factor`;
+  const [whole, frac = ''] = String(rate).split('.');
+  const digits = frac.padEnd(2, '0');
+  const int = `${whole}${digits.slice(0, 2)}`.replace(/^0+(?=\d)/, '');
+  const rest = digits.slice(2).replace(/0+$/, '');
+  return `${int}${rest ? `.${rest}` : ''} % APR`;
+}
+
+/**
+ * One approved offer's block: its lender, its terms and what it costs,
+ * and the "Ready to fund" badge. The block is keyed by its application
+ * (data-application-id), so what belongs under an offer (its
+ * stipulations, say) can be found and added to it.
+ */
+export function offerBlock(offer, { cheapest = false } = {}) {
+  const row = (label, value, cls = 'num') => [h('dt', {}, label), h('dd', { class: cls }, value)];
+  return h('article', { class: ['offer', cheapest ? 'cheapest' : ''], dataset: { applicationId: offer.applicationId },
+    'aria-labelledby': `offer-${offer.applicationId}` },
+  h('h4', { id: `offer-${offer.applicationId}` }, offer.lenderName),
+  h('div', { class: 'offer-badges' }, cheapest ? h('span', { class: 'badge cheapest' }, 'Cheapest') : null,
+    offer.readyToFund ? readyBadge() : null),
+  h('dl', { class: 'offer-terms' },
+    row('Approved', money(offer.approvedAmount)),
+    row('Rate', rateWords(offer.interestRate, offer.rateType), ''),
+    row('Term', `${offer.termMonths} months`, ''),
+    row('Frequency', offer.paymentFrequency ? words(offer.paymentFrequency) : 'Not stated', ''),
+    row('Payback', money(offer.paybackAmount)),
+    row('Payments', offer.payments ?? '—'),
+    row('Payment', money(offer.paymentAmount)),
+    row('Cost of capital', money(offer.costOfCapital))));
+}
+
+/**
+ * The lead's approved offers side by side, cheapest first (Lead.offers
+ * orders them), each in its offerBlock with its stipulation checklist
+ * under it (checklist(app) draws one, given the application with its
+ * stipulations). Returns {element, refresh}.
+ */
+function offersSideBySide(lead, checklist) {
+  const list = h('ul', { class: 'offers', 'aria-busy': 'true' });
+  const note = h('p', { class: 'muted' });
+  let lastDrawn = null;
+  async function refresh() {
+    list.setAttribute('aria-busy', 'true');
+    try {
+      // The approved applications' checklists come in the same request
+      // (a lead has a handful of approvals; 20 keeps the query's cost low).
+      const data = await gql(`query($id: ID!) { lead(id: $id) { id offers { ${OFFER_FIELDS} } }
+        applicationsPage(leadId: $id, status: approved, limit: 20) { nodes { id status leadId stipulationsOutstanding
+          stipulations { ${STIPULATION_FIELDS} } } } }`, { id: lead.id });
+      const offers = data.lead?.offers || [];
+      const apps = new Map((data.applicationsPage?.nodes || []).map((a) => [a.id, a]));
+      // Offers that did not change keep their nodes (see pager).
+      const drawn = JSON.stringify(data);
+      if (drawn === lastDrawn) return;
+      lastDrawn = drawn;
+      drawWhenNoFormOpen(list, () => list.replaceChildren(...offers.map((o, i) => {
+        const block = offerBlock(o, { cheapest: i === 0 && offers.length > 1 });
+        const app = apps.get(o.applicationId);
+        if (app) block.append(checklist(app));
+        return h('li', {}, block);
+      })));
+      note.textContent = offers.length ? 'Cheapest first: by cost of capital. An APR\'s payback is a simple-interest estimate.' : 'No approved offer yet.';
+    } catch (err) {
+      showError(err, "The lead's offers could not be loaded.");
+    } finally {
+      list.setAttribute('aria-busy', 'false');
+    }
+  }
+  const element = h('section', { class: 'offers-section', 'aria-labelledby': 'offers-title' },
+    h('h3', { id: 'offers-title' }, 'Offers side by side'), note, list);
+  refresh();
+  return { element, refresh };
+}
+
+// What each box criterion of a lender match is called in words.
+const MATCH_FIELDS = {
+  amount: 'amount', monthlyRevenue: 'monthly revenue', industry: 'industry', product: 'product',
+  monthsInBusiness: 'months in business', openApplication: 'open application',
+};
+
+/** Which applications a match's record is of, in words. */
+function basisWords(m) {
+  const n = m.components?.sampleSize;
+  const deals = n === 1 ? 'deal' : 'deals';
+  switch (m.basis) {
+    case 'similar': return `From ${n} similar ${deals} (same amount band and industry) of the last 180 days.`;
+    case 'all': return `From ${n === 1 ? 'the one deal' : `all ${n} deals`} of the last 180 days: fewer than 5 were similar.`;
+    default: return 'No deal with this lender in the last 180 days: no score.';
+  }
+}
+
+/** A lender match's score broken into its parts, each as the server wrote it. */
+function scoreParts(m) {
+  if (!m.components) return h('p', { class: 'muted' }, basisWords(m));
+  const c = m.components;
+  const row = (label, value, weight) => [h('dt', {}, label), h('dd', {}, h('span', { class: 'num' }, value), h('span', { class: 'muted' }, ` × ${weight}`))];
+  return h('div', {},
+    h('dl', { class: 'score-parts' },
+      row('Approval rate', c.approvalRate, '0.5'),
+      row('Funded share', c.fundedShare, '0.3'),
+      row('Speed', c.medianDaysToDecision == null ? 'nothing decided' : `median ${c.medianDaysToDecision} days to decide`, '0.2 (1 − days / 30, at least 0)')),
+    h('p', { class: 'muted' }, basisWords(m)));
+}
+
+/**
+ * "Where to send": the organization's active lenders ranked for the lead
+ * (lenderMatches), each with its score broken into its parts and each
+ * miss of its box in words; with lending:write, a checkbox per lender and
+ * "Submit to selected", one submitApplication per lender ticked.
+ * Returns {element, refresh}.
+ */
+function whereToSend(lead, writes, submitted) {
+  const list = h('ol', { class: 'matches', 'aria-busy': 'true' });
+  const results = h('ul', { class: 'submit-results', 'aria-live': 'polite' });
+  const chosen = new Map(); // lender id -> name
+  const button = h('button', { type: 'submit', class: 'primary' }, 'Submit to selected');
+  async function refresh() {
+    list.setAttribute('aria-busy', 'true');
+    try {
+      const data = await gql(`query($id: ID!) { lenderMatches(leadId: $id) { lenderId lenderName eligible
+        misses { field message } unknown score basis components { approvalRate fundedShare medianDaysToDecision sampleSize } } }`, { id: lead.id });
+      const matches = data.lenderMatches || [];
+      for (const id of [...chosen.keys()]) if (!matches.some((m) => m.lenderId === id)) chosen.delete(id);
+      list.replaceChildren(...matches.map((m) => {
+        const open = m.misses.some((x) => x.field === 'openApplication');
+        const heading = h('span', { class: 'match-name' }, m.lenderName);
+        let label = heading;
+        if (writes) {
+          const box = h('input', { type: 'checkbox', name: 'match', value: m.lenderId, checked: chosen.has(m.lenderId), disabled: open });
+          box.addEventListener('change', () => {
+            if (box.checked) chosen.set(m.lenderId, m.lenderName);
+            else chosen.delete(m.lenderId);
+          });
+          label = h('label', { class: 'check' }, box, ' ', heading);
+        }
+        return h('li', { class: ['match', m.eligible ? 'eligible' : 'ineligible'], dataset: { lenderId: m.lenderId } },
+          h('div', { class: 'match-head' }, label,
+            h('span', { class: ['badge', m.eligible ? 'fits' : 'misses'] }, m.eligible ? 'Fits the box' : 'Misses the box'),
+            h('strong', { class: 'score num' }, m.score == null ? 'No score' : `Score ${m.score}`)),
+          scoreParts(m),
+          m.misses.length ? h('ul', { class: 'misses' }, m.misses.map((x) => h('li', {}, `${MATCH_FIELDS[x.field] || x.field}: ${x.message}`))) : null,
+          m.unknown.length ? h('p', { class: 'muted unknown' }, `Not known for this lead: ${m.unknown.map((f) => MATCH_FIELDS[f] || f).join(', ')}.`) : null);
+      }));
+      if (!matches.length) list.replaceChildren(h('li', { class: 'muted' }, 'No active lender: add one on the Lenders screen.'));
+    } catch (err) {
+      showError(err, 'The lender matches could not be loaded.');
+    } finally {
+      list.setAttribute('aria-busy', 'false');
+    }
+  }
+  const note = h('p', { class: 'muted' }, 'Eligible lenders first, then by score: 0.5 × approval rate + 0.3 × funded share + 0.2 × speed, from this organization\'s own deals with each lender.');
+  let body = list;
+  if (writes) {
+    body = h('form', { class: 'where-to-send-form', novalidate: true }, list, h('div', { class: 'actions' }, button), results);
+    onFormSubmit(body, async () => {
+      if (chosen.size === 0) throw Object.assign(fieldError('Choose at least one lender.'), { context: 'Nothing was submitted.' });
+      results.replaceChildren();
+      let refused = null;
+      for (const [lenderId, name] of chosen) {
+        try {
+          const data = await gql(`mutation($input: SubmitApplicationInput!) { submitApplication(input: $input) { id warnings } }`,
+            { input: { leadId: lead.id, lenderId } });
+          const w = data.submitApplication.warnings;
+          results.append(h('li', { class: 'ok' }, `Submitted to ${name}.`, w.length ? ` Warnings: ${w.join('; ')}` : ''));
+          chosen.delete(lenderId);
+        } catch (err) {
+          results.append(h('li', { class: 'failed' }, `Not submitted to ${name}: ${err.message}`));
+          refused ??= Object.assign(err, { context: `Submitting to ${name} failed.` });
+        }
+      }
+      submitted();
+      await refresh();
+      if (refused) throw refused;
+    });
+  }
+  const element = h('section', { class: 'where-to-send', 'aria-labelledby': 'where-to-send-title' },
+    h('h3', { id: 'where-to-send-title' }, 'Where to send'), note, body);
+  refresh();
+  return { element, refresh };
+}
+
 /**
  * Fills container with the lending section of lead (at least {id}).
- * Returns the function that stops its live updates (they also stop by
- * themselves once the container leaves the page).
+ * changed() runs after each of the section's own actions and each lending
+ * event it hears, once the lists are read again. Returns the function that
+ * stops its live updates (they also stop by themselves once the container
+ * leaves the page).
  */
-export function renderLending(container, lead, ctx) {
+export function renderLending(container, lead, ctx, { changed = () => {} } = {}) {
   const section = h('section', { class: 'lending', 'aria-labelledby': 'lending-title' });
   container.append(section);
+  if (ctx.can && !ctx.can('lending:read')) {
+    replace(section, h('h2', { id: 'lending-title' }, 'Lending'),
+      h('p', { class: 'muted' }, 'Your role does not show lending records.'));
+    return null;
+  }
+  // Without lending:write, the records show without the actions.
+  const writes = !ctx.can || ctx.can('lending:write');
 
   const applications = pager({
     limit: 10,
     caption: 'Applications',
     empty: 'Not submitted to any lender yet.',
     load: ({ page, limit }) => gql(`query($lead: ID!, $page: Int, $limit: Int) {
-      applicationsPage(leadId: $lead, page: $page, limit: $limit) { nodes { ${APPLICATION_FIELDS} } total page limit hasMore } }`,
+      applicationsPage(leadId: $lead, page: $page, limit: $limit) { nodes { ${WITH_CHECKLIST} } total page limit hasMore } }`,
     { lead: lead.id, page, limit }).then((d) => d.applicationsPage),
     columns: [
       { label: 'Lender', render: (a) => a.lenderName },
       { label: 'Status', render: (a) => h('span', { class: ['status', `status-${a.status}`] }, words(a.status)) },
       { label: 'Requested', render: (a) => h('span', { class: 'num' }, money(a.requestedAmount)) },
       { label: 'Submitted', render: (a) => date(a.submittedAt) },
-      { label: 'Decision', render: (a) => [decisionSummary(a), dealSummary(a), a.warnings?.length ? h('div', { class: 'muted' }, `Warnings: ${a.warnings.join('; ')}`) : null] },
-      { label: 'Actions', render: (a) => applicationActions(a, refreshAll) },
-    ],
+      // An approved application's checklist is under its offer; a funded
+      // or withdrawn one's stays here, as a record.
+      { label: 'Decision', render: (a) => [decisionSummary(a), dealSummary(a), a.warnings?.length ? h('div', { class: 'muted' }, `Warnings: ${a.warnings.join('; ')}`) : null,
+        a.status !== 'approved' && a.stipulations?.length ? checklist(a, 'h3') : null] },
+      writes ? { label: 'Actions', render: (a) => applicationActions(a, refreshAll) } : null,
+    ].filter(Boolean),
   });
 
   const deals = pager({
@@ -292,18 +494,25 @@ export function renderLending(container, lead, ctx) {
         ? h('ul', { class: 'payments' }, d.commission.payments.map((p) => h('li', {},
           `${p.kind === 'clawback' ? 'Clawback' : 'Payment'} ${money(p.amount)} on ${date(p.paidAt)}`, p.reference ? ` (${p.reference})` : '')))
         : h('span', { class: 'muted' }, 'None yet')) },
-      { label: 'Actions', render: (d) => h('div', { class: 'action-list', dataset: { deal: d.id } }, paymentForm(d.id, refreshAll)) },
-    ],
+      writes ? { label: 'Actions', render: (d) => h('div', { class: 'action-list', dataset: { deal: d.id } }, paymentForm(d.id, refreshAll)) } : null,
+    ].filter(Boolean),
   });
 
+  function checklist(app, heading = 'h5') {
+    return stipulationChecklist(app, { writes, canWaive: !ctx.can || ctx.can('admin'), changed: refreshAll, heading });
+  }
+  const offers = offersSideBySide(lead, checklist);
+  const matches = whereToSend(lead, writes, () => applications.reload().finally(changed));
+
   function refreshAll() {
-    applications.refresh();
-    deals.refresh();
+    Promise.all([offers.refresh(), matches.refresh(), applications.refresh(), deals.refresh()]).finally(changed);
   }
 
   replace(section,
     h('h2', { id: 'lending-title' }, 'Lending'),
-    submitToLenders(lead, () => applications.reload()),
+    matches.element,
+    writes ? submitToLenders(lead, () => applications.reload().finally(changed)) : null,
+    offers.element,
     applications.element,
     h('h3', {}, 'Funded deals and commissions'),
     deals.element);
