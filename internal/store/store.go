@@ -229,7 +229,17 @@ func openSQL(drv, dsn, dia string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
+	// Each new connection reads the URL again, as the plain driver does, so
+	// a password rotated in a password file or PGPASSWORD is used at once.
+	fresh := func(_ context.Context, c *pgx.ConnConfig) error {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return err
+		}
+		*c = *cfg
+		return nil
+	}
+	return stdlib.OpenDB(*cfg, stdlib.OptionBeforeConnect(fresh), stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
 		pgxuuid.Register(c.TypeMap())
 		return nil
 	})), nil
