@@ -13,7 +13,6 @@ import (
 	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/history"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -119,40 +118,23 @@ func recordCreated(ctx context.Context, c *ent.Client, leads []*ent.Lead) error 
 }
 
 // recordStageChanged records lead.stage_changed from the stage from to the
-// stage to, labels read unless given.
+// stage to, both read by the caller with their labels.
 func recordStageChanged(ctx context.Context, c *ent.Client, l *ent.Lead, from, to *ent.PipelineStage) error {
-	labels, err := stageLabels(ctx, c, from, to)
-	if err != nil {
-		return err
-	}
 	return activity.Record(ctx, c, activity.Entry{OrgID: l.OrgID, LeadID: l.ID, Kind: history.LeadStageChanged,
-		RecordID: l.ID, Summary: fmt.Sprintf("Moved from %s to %s", labels[from.ID], labels[to.ID]),
+		RecordID: l.ID, Summary: fmt.Sprintf("Moved from %s to %s", from.StageLabel, to.StageLabel),
 		Changes: []history.Change{{Field: "stageId", From: from.ID, To: to.ID}}})
 }
 
-// stageLabels are the labels of the stages, read for those without one.
-func stageLabels(ctx context.Context, c *ent.Client, stages ...*ent.PipelineStage) (map[uuid.UUID]string, error) {
-	labels := map[uuid.UUID]string{}
-	var unread []uuid.UUID
+// stageIn is the stage id among stages, read by the caller; one of the
+// organization's stages is always found, as the lead's stage and its
+// target passed the hooks' checks.
+func stageIn(stages []*ent.PipelineStage, id uuid.UUID) *ent.PipelineStage {
 	for _, s := range stages {
-		if s.StageLabel != "" {
-			labels[s.ID] = s.StageLabel
-		} else {
-			unread = append(unread, s.ID)
+		if s.ID == id {
+			return s
 		}
 	}
-	if len(unread) == 0 {
-		return labels, nil
-	}
-	read, err := c.PipelineStage.Query().Where(pipelinestage.IDIn(unread...)).
-		Select(pipelinestage.FieldStageLabel).All(rule.SystemContext(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("reading stage labels: %w", err)
-	}
-	for _, s := range read {
-		labels[s.ID] = s.StageLabel
-	}
-	return labels, nil
+	return &ent.PipelineStage{ID: id}
 }
 
 // plain is v as JSON would carry it: pointers followed, times as text.

@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/dialer/board"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -200,7 +201,14 @@ func MoveStage(ctx context.Context, c *ent.Client, id, stageID uuid.UUID) (*ent.
 		if err != nil || l.StageID == stageID {
 			return l, err
 		}
-		moved, err := c.Lead.UpdateOne(l).SetStageID(stageID).Save(ctx)
+		// The two stages are read once, for the hooks (the target's
+		// organization, the event's labels) and for the history's summary.
+		stages, err := c.PipelineStage.Query().Where(pipelinestage.IDIn(l.StageID, stageID)).
+			Select(pipelinestage.FieldOrgID, pipelinestage.FieldStageLabel).All(rule.SystemContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("reading the stages: %w", err)
+		}
+		moved, err := c.Lead.UpdateOne(l).SetStageID(stageID).Save(WithStagesRead(ctx, stages...))
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +216,7 @@ func MoveStage(ctx context.Context, c *ent.Client, id, stageID uuid.UUID) (*ent.
 			return nil, err
 		}
 		// A stage shows on no agents board row.
-		from, to := &ent.PipelineStage{ID: l.StageID}, &ent.PipelineStage{ID: moved.StageID}
+		from, to := stageIn(stages, l.StageID), stageIn(stages, moved.StageID)
 		return moved, recordStageChanged(ctx, c, moved, from, to)
 	})
 }
