@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/google/uuid"
-
 	"github.com/lendingpipe/svc/activity"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -123,18 +121,6 @@ func recordStageChanged(ctx context.Context, c *ent.Client, l *ent.Lead, from, t
 	return activity.Record(ctx, c, activity.Entry{OrgID: l.OrgID, LeadID: l.ID, Kind: history.LeadStageChanged,
 		RecordID: l.ID, Summary: fmt.Sprintf("Moved from %s to %s", from.StageLabel, to.StageLabel),
 		Changes: []history.Change{{Field: "stageId", From: from.ID, To: to.ID}}})
-}
-
-// stageIn is the stage id among stages, read by the caller; one of the
-// organization's stages is always found, as the lead's stage and its
-// target passed the hooks' checks.
-func stageIn(stages []*ent.PipelineStage, id uuid.UUID) *ent.PipelineStage {
-	for _, s := range stages {
-		if s.ID == id {
-			return s
-		}
-	}
-	return &ent.PipelineStage{ID: id}
 }
 
 // plain is v as JSON would carry it: pointers followed, times as text.

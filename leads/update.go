@@ -221,6 +221,18 @@ func MoveStage(ctx context.Context, c *ent.Client, id, stageID uuid.UUID) (*ent.
 	})
 }
 
+// stageIn is the stage id among stages, as MoveStage read them. Both are
+// found once the move has saved: its hooks refuse a stage the organization
+// does not have.
+func stageIn(stages []*ent.PipelineStage, id uuid.UUID) *ent.PipelineStage {
+	for _, s := range stages {
+		if s.ID == id {
+			return s
+		}
+	}
+	return &ent.PipelineStage{ID: id}
+}
+
 // Assign makes advisorID the lead's primary advisor; the hooks emit
 // lead.assigned.
 func Assign(ctx context.Context, c *ent.Client, id, advisorID uuid.UUID) (*ent.Lead, error) {

@@ -25,13 +25,8 @@ func DueImportJob(ctx context.Context, c *ent.Client, now time.Time) (*ent.Impor
 		)).
 		Order(importjob.ByCreatedAt()).Limit(1).
 		Modify(func(s *sql.Selector) {
-			// NO KEY UPDATE, not UPDATE: the leads a worker's batch inserts
-			// hold a key-share lock on their job's row (their foreign key),
-			// which UPDATE would wait on and SKIP LOCKED would pass over, so a
-			// lapsed lease could only be taken in the instant between two
-			// batches. The batch then finds its claim gone when it settles.
 			if s.Dialect() == dialect.Postgres {
-				s.For(sql.LockNoKeyUpdate, sql.WithLockAction(sql.SkipLocked))
+				s.For(sql.LockUpdate, sql.WithLockAction(sql.SkipLocked))
 			}
 		}).All(rule.SystemContext(ctx))
 	if err != nil || len(j) == 0 {
